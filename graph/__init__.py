@@ -1,0 +1,1 @@
+"""LangGraph wiring: state, context and the compiled graphs (``rag`` and ``ingest``)."""

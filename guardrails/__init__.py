@@ -1,0 +1,1 @@
+"""Input and output guardrails (NeMo Guardrails config, Presidio, injection checks)."""
