@@ -1,0 +1,144 @@
+"""Split documents into chunks: by headings first, then by size on sentence ends.
+
+Headings give each chunk its section hierarchy (``["Setup", "Install"]``) and a parent (the
+section), which the query graph later expands to. Inside a section, text is cut at sentence
+ends (``.!?`` and Japanese ``。！？``), falling back to line breaks and finally a hard cut,
+with an overlap of whole sentences carried to the next chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from components.documents import Chunk, Document
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+# a sentence ends after .!? followed by space, or after 。！？ (and closing brackets) anywhere
+_SENT_END = re.compile(r"(?<=[。！？!?])[」』）)\"']*|(?<=[.!?])[\"')\]]*(?=\s)|\n{2,}")
+
+
+@dataclass
+class Section:
+    hierarchy: list[str]
+    text: str
+
+
+def split_sections(text: str) -> list[Section]:
+    """Markdown headings (outside code fences) to sections with their heading path."""
+    sections: list[Section] = []
+    stack: list[tuple[int, str]] = []
+    buf: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        body = "\n".join(buf).strip()
+        if body:
+            sections.append(Section([h for _, h in stack], body))
+        buf.clear()
+
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        m = None if in_fence else _HEADING.match(line)
+        if m:
+            flush()
+            level = len(m.group(1))
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, m.group(2).strip()))
+        else:
+            buf.append(line)
+    flush()
+    return sections
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences with their trailing whitespace kept, so ``"".join`` gives the text back."""
+    out: list[str] = []
+    start = 0
+    for m in _SENT_END.finditer(text):
+        end = m.end()
+        while end < len(text) and text[end] in " \t\n":
+            end += 1
+        if end > start:
+            out.append(text[start:end])
+            start = end
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def _pieces(sentence: str, size: int) -> list[str]:
+    """A sentence longer than ``size``: cut at line breaks, then spaces, then hard."""
+    if len(sentence) <= size:
+        return [sentence]
+    out: list[str] = []
+    rest = sentence
+    while len(rest) > size:
+        window = rest[:size]
+        cut = max(window.rfind("\n"), window.rfind("、"), window.rfind(" "))
+        cut = cut + 1 if cut > size // 3 else size
+        out.append(rest[:cut])
+        rest = rest[cut:]
+    if rest:
+        out.append(rest)
+    return out
+
+
+def chunk_section(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+    """Character spans ``(start, end)`` of the chunks of one section's text."""
+    units: list[tuple[int, int]] = []
+    pos = 0
+    for s in split_sentences(text):
+        for p in _pieces(s, size):
+            units.append((pos, pos + len(p)))
+            pos += len(p)
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(units):
+        start = units[i][0]
+        j = i
+        while j + 1 < len(units) and units[j + 1][1] - start <= size:
+            j += 1
+        spans.append((start, units[j][1]))
+        if j + 1 >= len(units):
+            break
+        # step back over whole sentences to carry up to ``overlap`` characters along
+        k = j
+        while k > i and units[j][1] - units[k][0] <= overlap:
+            k -= 1
+        i = max(k + 1, i + 1)
+    return spans
+
+
+def chunk_document(doc: Document, *, size: int = 800, overlap: int = 120) -> list[Chunk]:
+    """All chunks of a document, numbered in reading order, ``total`` filled in."""
+    if doc.pages is not None:
+        sections = [Section([label], text) for label, text in doc.pages]
+    else:
+        sections = split_sections(doc.text)
+    if not sections and doc.title:
+        sections = [Section([], doc.title)]
+    chunks: list[Chunk] = []
+    for sec in sections:
+        parent_id = f"{doc.doc_id}#/" + "/".join(sec.hierarchy)
+        for start, end in chunk_section(sec.text, size, overlap):
+            piece = sec.text[start:end].strip()
+            if not piece:
+                continue
+            chunks.append(
+                Chunk(
+                    doc=doc,
+                    index=len(chunks),
+                    text=piece,
+                    section_hierarchy=list(sec.hierarchy),
+                    parent_id=parent_id,
+                    parent_start=start,
+                    parent_end=end,
+                )
+            )
+    for c in chunks:
+        c.total = len(chunks)
+    return chunks

@@ -1,0 +1,91 @@
+"""The document and chunk records that flow from loaders through the chunker to the index."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_JA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def detect_language(text: str) -> str:
+    """``ja``, ``en`` or ``und`` from the share of kana/kanji among letters.
+
+    A script count is enough to tell the two languages this project serves apart and costs
+    microseconds per chunk; a statistical detector would add a dependency for no gain here.
+    """
+    sample = text[:4000]
+    ja = len(_JA.findall(sample))
+    latin = len(_LATIN.findall(sample))
+    if ja == 0 and latin == 0:
+        return "und"
+    # Japanese characters carry about four Latin letters' worth of content each.
+    return "ja" if ja * 4 >= latin * 0.5 else "en"
+
+
+@dataclass
+class Document:
+    """One source document, parsed, before chunking."""
+
+    doc_id: str
+    text: str
+    source: str
+    title: str
+    format: str
+    vault: str | None = None
+    tags: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    created: str | None = None  # ISO 8601 date or datetime
+    modified: str | None = None
+    links: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    #: the file this document was read from (a JSONL file holds many documents)
+    origin: str | None = None
+    #: pages of a PDF: (section label, text); when set, chunking follows pages instead of headings
+    pages: list[tuple[str, str]] | None = None
+
+    @property
+    def language(self) -> str:
+        return detect_language(self.title + "\n" + self.text)
+
+    @property
+    def content_hash(self) -> str:
+        """Hash of everything that ends up in the index, so metadata edits count as changes."""
+        h = hashlib.sha256()
+        for part in (self.text, self.title, self.source, self.vault or "", self.created or ""):
+            h.update(part.encode("utf-8"))
+            h.update(b"\x00")
+        h.update(json.dumps([self.tags, self.aliases, self.metadata], sort_keys=True, default=str).encode())
+        if self.pages:
+            h.update(json.dumps(self.pages).encode())
+        return h.hexdigest()[:32]
+
+
+@dataclass
+class Chunk:
+    """A piece of a document as stored in the index: the text and its payload."""
+
+    doc: Document
+    index: int
+    text: str
+    section_hierarchy: list[str]
+    parent_id: str
+    parent_start: int
+    parent_end: int
+    total: int = 0
+
+    @property
+    def chunk_id(self) -> str:
+        return f"{self.doc.doc_id}#{self.index}"
+
+    @property
+    def search_text(self) -> str:
+        """What the embedder and BM25 see: title and section path give the chunk its context."""
+        head = self.doc.title
+        if self.section_hierarchy:
+            head = f"{head} > {' > '.join(self.section_hierarchy)}" if head else " > ".join(self.section_hierarchy)
+        return f"{head}\n{self.text}" if head else self.text

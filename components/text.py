@@ -1,0 +1,210 @@
+"""Tokenization for the lexical (BM25) side, Japanese and English in the same text.
+
+Text is NFKC-normalised (full-width letters and digits become ASCII), then split into runs:
+Latin runs are lower-cased words, optionally Snowball-stemmed with English stop words removed;
+Japanese runs go through MeCab (fugashi with the unidic-lite dictionary, both from PyPI),
+keeping content words and dropping particles, auxiliaries and punctuation. Splitting runs
+first keeps ``BM25`` one token whether it appears in an English or a Japanese sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+_RUN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?|[^\sa-z0-9]+")
+_JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+_WORD = re.compile(r"\w+")
+# parts of speech that carry no topic: particles, auxiliaries, symbols, blanks
+_JA_DROP = {"助詞", "助動詞", "補助記号", "記号", "空白"}
+
+ENGLISH_STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ]
+)
+
+
+class Tokenizer:
+    """Callable ``text -> list[str]``; thread-safe (MeCab taggers are not shared across threads)."""
+
+    def __init__(self, *, stem: bool = True, stopwords: bool = True) -> None:
+        self.stem = stem
+        self.stopwords = stopwords
+        self._local = threading.local()
+        self._stemmer: Any = None
+        if stem:
+            import snowballstemmer
+
+            self._stemmer = snowballstemmer.stemmer("english")
+
+    @property
+    def signature(self) -> str:
+        """Identity of the token stream, so a cached index built differently is not reused."""
+        return f"v1:stem={int(self.stem)}:stop={int(self.stopwords)}"
+
+    def _tagger(self) -> Any:
+        tagger = getattr(self._local, "tagger", None)
+        if tagger is None:
+            import fugashi
+
+            tagger = fugashi.Tagger()
+            self._local.tagger = tagger
+        return tagger
+
+    def __call__(self, text: str) -> list[str]:
+        text = unicodedata.normalize("NFKC", text).lower()
+        out: list[str] = []
+        for m in _RUN.finditer(text):
+            run = m.group(0)
+            c = run[0]
+            if c.isascii() and c.isalnum():
+                w = run.replace("’", "'").split("'")[0] if "'" in run or "’" in run else run
+                if self.stopwords and w in ENGLISH_STOPWORDS:
+                    continue
+                out.append(self._stem(w) if self.stem else w)
+            elif _JA_CHAR.search(run):
+                for tok in self._tagger()(run):
+                    pos = tok.feature.pos1
+                    if pos in _JA_DROP:
+                        continue
+                    out.append(tok.surface)
+            else:  # other scripts: plain words (accented Latin, Cyrillic, ...)
+                out.extend(_WORD.findall(run))
+        return out
+
+    def _stem(self, w: str) -> str:
+        return _cached_stem(self._stemmer, w)
+
+
+@lru_cache(maxsize=200_000)
+def _cached_stem(stemmer: Any, w: str) -> str:
+    return str(stemmer.stemWord(w))
