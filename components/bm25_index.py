@@ -1,0 +1,170 @@
+"""BM25 over the chunks stored in Qdrant, cached on disk, rebuilt when the collection changes.
+
+rank-bm25's ``BM25Okapi`` supplies the statistics (idf with its epsilon floor, document
+lengths, k1 and b). Its ``get_scores`` walks every document in Python for every query term,
+which grows linearly with the corpus; queries here instead use postings lists built from the
+same statistics and score only chunks that contain a query term, vectorised with numpy. The
+scores are identical to ``BM25Okapi.get_scores`` (a unit test holds that).
+
+The index is built from what is in Qdrant, so every process sees the same corpus, and it is
+saved under DATA_DIR keyed by the collection's version (bumped by each ingestion write).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+log = logging.getLogger(__name__)
+
+CACHE_FORMAT = 2
+
+
+def search_text(payload: dict[str, Any]) -> str:
+    """The text BM25 indexes for a stored chunk: title, section path and body."""
+    head = " > ".join(x for x in [payload.get("title") or "", payload.get("section") or ""] if x)
+    return f"{head}\n{payload.get('text') or ''}" if head else str(payload.get("text") or "")
+
+
+@dataclass
+class BM25Hit:
+    point_id: str
+    index: int
+    score: float
+
+
+class BM25Index:
+    """An immutable BM25 index over (point id, doc id, tokens) triples."""
+
+    def __init__(
+        self,
+        point_ids: list[str],
+        doc_ids: list[str],
+        corpus_tokens: list[list[str]],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        signature: str = "",
+        version: int = -1,
+    ) -> None:
+        self.point_ids = point_ids
+        self.doc_ids = doc_ids
+        self.signature = signature
+        self.version = version
+        self.k1, self.b = k1, b
+        self.size = len(point_ids)
+        if self.size == 0:
+            self._bm25: BM25Okapi | None = None
+            self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+            self._norm = np.zeros(0)
+            return
+        # BM25Okapi divides by zero on an all-empty corpus; a placeholder token avoids that
+        self._bm25 = BM25Okapi([t or ["\x00"] for t in corpus_tokens], k1=k1, b=b)
+        lengths = np.asarray(self._bm25.doc_len, dtype=np.float64)
+        # denominator part that depends only on the chunk: k1 * (1 - b + b * len / avgdl)
+        self._norm = k1 * (1.0 - b + b * lengths / self._bm25.avgdl)
+        postings: dict[str, tuple[list[int], list[int]]] = {}
+        for i, freqs in enumerate(self._bm25.doc_freqs):
+            for term, tf in freqs.items():
+                entry = postings.setdefault(term, ([], []))
+                entry[0].append(i)
+                entry[1].append(tf)
+        self._postings = {
+            t: (np.asarray(ix, dtype=np.int32), np.asarray(tf, dtype=np.float64)) for t, (ix, tf) in postings.items()
+        }
+
+    @property
+    def idf(self) -> dict[str, float]:
+        return dict(self._bm25.idf) if self._bm25 else {}
+
+    def scores(self, query_tokens: Iterable[str]) -> dict[int, float]:
+        """Chunk index -> BM25 score, for chunks holding at least one query term."""
+        if self._bm25 is None:
+            return {}
+        total = np.zeros(self.size)
+        touched = np.zeros(self.size, dtype=bool)
+        k1 = self.k1
+        for term in query_tokens:
+            hit = self._postings.get(term)
+            if hit is None:
+                continue
+            ix, tf = hit
+            idf = self._bm25.idf.get(term, 0.0)
+            total[ix] += idf * tf * (k1 + 1.0) / (tf + self._norm[ix])
+            touched[ix] = True
+        nz = np.flatnonzero(touched)
+        return {int(i): float(total[i]) for i in nz}
+
+    def search(
+        self, query_tokens: list[str], *, limit: int = 10, allowed: Callable[[int], bool] | None = None
+    ) -> list[BM25Hit]:
+        """Top chunks by BM25; ``allowed`` filters chunk indexes (the query's payload filter)."""
+        scored = self.scores(query_tokens)
+        items = [(s, i) for i, s in scored.items() if allowed is None or allowed(i)]
+        items.sort(key=lambda x: (-x[0], self.point_ids[x[1]]))
+        return [BM25Hit(self.point_ids[i], i, s) for s, i in items[:limit]]
+
+
+def cache_path(data_dir: Path, collection: str, location: str) -> Path:
+    key = hashlib.sha1(f"{location}\x00{collection}".encode()).hexdigest()[:12]
+    return Path(data_dir) / "bm25" / f"{collection}-{key}.pkl"
+
+
+def save(index: BM25Index, path: Path) -> None:
+    """Write atomically (temp file + rename) so a reader never loads half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump({"format": CACHE_FORMAT, "index": index}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load(path: Path, *, version: int, signature: str) -> BM25Index | None:
+    """The cached index if it matches this collection version and tokenizer, else None."""
+    if not path.exists():
+        return None
+    try:
+        with path.open("rb") as f:
+            blob = pickle.load(f)
+    except Exception as e:  # a damaged cache is rebuilt, never fatal
+        log.warning("BM25 cache %s unreadable (%s); rebuilding", path, e)
+        return None
+    if not isinstance(blob, dict) or blob.get("format") != CACHE_FORMAT:
+        return None
+    index = blob.get("index")
+    if not isinstance(index, BM25Index) or index.version != version or index.signature != signature:
+        return None
+    return index
+
+
+def cache_state(path: Path) -> dict[str, Any]:
+    """What ``rag status`` reports about the cache without loading the whole index."""
+    if not path.exists():
+        return {"path": str(path), "exists": False}
+    try:
+        with path.open("rb") as f:
+            blob = pickle.load(f)
+        index = blob["index"]
+        return {
+            "path": str(path),
+            "exists": True,
+            "version": index.version,
+            "chunks": index.size,
+            "tokenizer": index.signature,
+        }
+    except Exception as e:
+        return {"path": str(path), "exists": True, "error": str(e)}

@@ -1,0 +1,127 @@
+"""Ingestion steps as plain functions over JSON-friendly records.
+
+The ingestion graph's nodes call these; keeping them free of LangGraph makes them easy to
+test and lets the graph state stay serialisable (records are dicts, vectors are lists), which
+``langgraph dev`` needs for its checkpoints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from components.chunker import chunk_document
+from components.documents import Document
+from components.embedder import Embedder
+from components.loaders import Failure, discover, load_file
+from components.vector_store import DocState, QdrantIndex, chunk_payload
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ParseResult:
+    pending: list[dict[str, Any]] = field(default_factory=list)  # new or changed documents
+    unchanged: int = 0
+    new: int = 0
+    updated: int = 0
+    seen_doc_ids: list[str] = field(default_factory=list)
+    failures: list[dict[str, str]] = field(default_factory=list)
+    #: files whose documents must not be pruned this run (they failed in whole or in part)
+    unsafe_origins: list[str] = field(default_factory=list)
+    documents: int = 0
+
+
+def find_sources(paths: list[str]) -> tuple[list[dict[str, str | None]], list[dict[str, str]], int]:
+    files, failures, ignored = discover([Path(p) for p in paths])
+    return (
+        [{"path": str(f.path), "vault": f.vault} for f in files],
+        [dataclasses.asdict(f) for f in failures],
+        ignored,
+    )
+
+
+def parse_sources(files: list[dict[str, str | None]], states: dict[str, DocState]) -> ParseResult:
+    """Parse every file, keep only documents whose content differs from what is indexed."""
+    from components.loaders import SourceFile
+
+    out = ParseResult()
+    seen: set[str] = set()
+    for f in files:
+        src = SourceFile(Path(str(f["path"])), f.get("vault"))
+        for item in load_file(src):
+            if isinstance(item, Failure):
+                out.failures.append(dataclasses.asdict(item))
+                out.unsafe_origins.append(str(src.path))
+                continue
+            if item.doc_id in seen:
+                out.failures.append(
+                    {
+                        "source": item.origin or item.source,
+                        "reason": f"duplicate document id {item.doc_id!r}; the first one was kept",
+                    }
+                )
+                continue
+            seen.add(item.doc_id)
+            out.documents += 1
+            h = item.content_hash
+            state = states.get(item.doc_id)
+            if state is not None and state.content_hash == h and state.complete:
+                out.unchanged += 1
+                continue
+            if state is None:
+                out.new += 1
+            else:
+                out.updated += 1
+            out.pending.append(dataclasses.asdict(item))
+    out.seen_doc_ids = sorted(seen)
+    return out
+
+
+def chunk_records(docs: list[dict[str, Any]], *, size: int, overlap: int) -> list[dict[str, Any]]:
+    """Per document: its id and chunk payloads (with the text to embed)."""
+    out = []
+    for d in docs:
+        doc = Document(**{**d, "pages": [tuple(p) for p in d["pages"]] if d.get("pages") else None})
+        chunks = chunk_document(doc, size=size, overlap=overlap)
+        h = doc.content_hash
+        out.append(
+            {
+                "doc_id": doc.doc_id,
+                "payloads": [chunk_payload(c, h) for c in chunks],
+                "texts": [c.search_text for c in chunks],
+            }
+        )
+    return out
+
+
+def embed_records(records: list[dict[str, Any]], embedder: Embedder) -> list[list[list[float]]]:
+    """One embedding call for the whole batch (the embedder sorts by length inside)."""
+    texts = [t for r in records for t in r["texts"]]
+    if not texts:
+        return [[] for _ in records]
+    matrix = embedder.encode_documents(texts)
+    out: list[list[list[float]]] = []
+    pos = 0
+    for r in records:
+        n = len(r["texts"])
+        out.append(matrix[pos : pos + n].tolist())
+        pos += n
+    return out
+
+
+def prune_candidates(index: QdrantIndex, paths: list[str], seen: set[str], unsafe: set[str]) -> list[str]:
+    """Documents indexed from under ``paths`` that this run did not see (and could have)."""
+    roots = [Path(p).expanduser().resolve() for p in paths if Path(p).expanduser().exists()]
+    roots += [Path(p).expanduser().absolute() for p in paths if not Path(p).expanduser().exists()]
+    gone: list[str] = []
+    for doc_id, state in index.doc_states().items():
+        if doc_id in seen or state.origin in unsafe:
+            continue
+        origin = Path(state.origin)
+        if any(origin == r or r in origin.parents for r in roots):
+            gone.append(doc_id)
+    return gone

@@ -1,0 +1,358 @@
+"""The Qdrant collection that ingestion writes and queries read.
+
+One class for both deployments: qdrant-client local mode on disk (the embedded default, one
+process per folder) and a Qdrant server or cluster through ``QDRANT_URL``. The collection's
+own metadata records the embedding model, its dimension and a version that every write bumps,
+so other processes know when their BM25 index is stale.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from components.documents import Chunk
+from components.errors import (
+    CollectionNotFound,
+    EmbeddingMismatch,
+    ServiceUnavailable,
+    StoreLocked,
+)
+
+log = logging.getLogger(__name__)
+
+DENSE = "dense"
+_NS = uuid.UUID("6f1c7a52-3d4e-4b8a-9a51-6c1f0e2d9b7a")
+#: payload fields the ingestion skip check reads; the rest stays on disk
+_STATE_FIELDS = ["doc_id", "content_hash", "total_chunks", "origin", "chunk_index"]
+_INDEXED = {
+    "doc_id": "keyword",
+    "vault": "keyword",
+    "tags": "keyword",
+    "language": "keyword",
+    "source": "keyword",
+    "section": "keyword",
+    "created_ts": "float",
+    "parent_id": "keyword",
+}
+
+
+def point_id(doc_id: str, index: int) -> str:
+    """Deterministic id: the same chunk of the same document always lands on the same point."""
+    return str(uuid.uuid5(_NS, f"{doc_id}\x00{index}"))
+
+
+def _ts(iso: str | None) -> float | None:
+    if not iso:
+        return None
+    try:
+        dt = datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()
+
+
+def chunk_payload(c: Chunk, content_hash: str) -> dict[str, Any]:
+    """Everything a search result shows and a filter can test, for one chunk."""
+    d = c.doc
+    return {
+        "origin": d.origin or d.source,
+        "text": c.text,
+        "doc_id": d.doc_id,
+        "chunk_id": c.chunk_id,
+        "chunk_index": c.index,
+        "total_chunks": c.total,
+        "source": d.source,
+        "title": d.title,
+        "section_hierarchy": c.section_hierarchy,
+        "section": " > ".join(c.section_hierarchy),
+        "vault": d.vault,
+        "tags": d.tags,
+        "aliases": d.aliases,
+        "links": d.links,
+        "created": d.created,
+        "created_ts": _ts(d.created),
+        "modified": d.modified,
+        "modified_ts": _ts(d.modified),
+        "language": d.language,
+        "format": d.format,
+        "content_hash": content_hash,
+        "parent_id": c.parent_id,
+        "parent_start": c.parent_start,
+        "parent_end": c.parent_end,
+        "metadata": d.metadata,
+    }
+
+
+@dataclass(frozen=True)
+class DocState:
+    """What the index holds of one document: its hash, how many points carry it, of how many."""
+
+    content_hash: str
+    points: int
+    total: int
+    origin: str
+
+    @property
+    def complete(self) -> bool:
+        return self.points == self.total
+
+
+class QdrantIndex:
+    """Qdrant collection access: create/validate, write documents atomically-per-request, read."""
+
+    def __init__(
+        self,
+        *,
+        collection: str,
+        url: str | None = None,
+        path: Path | None = None,
+        api_key: str | None = None,
+        timeout: float = 5.0,
+        client: QdrantClient | None = None,
+    ) -> None:
+        if not collection or not collection.replace("-", "").replace("_", "").isalnum():
+            raise ValueError(f"invalid collection name {collection!r}: use letters, digits, - and _")
+        if url is None and path is None and client is None:
+            raise ValueError("QdrantIndex needs a url (server) or a path (embedded)")
+        self.collection = collection
+        self.url = url
+        self.path = Path(path) if path is not None else None
+        self.api_key = api_key
+        self.timeout = timeout
+        # local mode locks its folder per client, so a process shares one client across collections
+        self._client: QdrantClient | None = client
+
+    # ------------------------------------------------------------------ connection
+    @property
+    def is_local(self) -> bool:
+        return self.url is None
+
+    @property
+    def location(self) -> str:
+        return self.url or str(self.path.resolve() if self.path else "")
+
+    @property
+    def client(self) -> QdrantClient:
+        if self._client is None:
+            if self.url:
+                self._client = QdrantClient(url=self.url, api_key=self.api_key, timeout=int(self.timeout))
+            else:
+                assert self.path is not None
+                self.path.mkdir(parents=True, exist_ok=True)
+                try:
+                    self._client = QdrantClient(path=str(self.path))
+                except RuntimeError as e:
+                    if "already accessed" in str(e):
+                        raise StoreLocked(
+                            f"The embedded Qdrant store at {self.location} is in use by another "
+                            f"process (local mode allows one process per folder). Stop that "
+                            f"process, or run a Qdrant server and set QDRANT_URL so that several "
+                            f"processes can share the index."
+                        ) from e
+                    raise
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run a client call, turning connection failures into ServiceUnavailable."""
+        try:
+            return fn(*args, **kwargs)
+        except (StoreLocked, CollectionNotFound):
+            raise
+        except Exception as e:
+            name = type(e).__name__
+            if self.url and any(s in name for s in ("Connect", "Timeout", "ResponseHandling", "RpcError")):
+                raise ServiceUnavailable(
+                    f"Qdrant at {self.url} did not answer ({what}: {name}). Check that the server "
+                    f"runs, or unset QDRANT_URL to use the embedded store."
+                ) from e
+            raise
+
+    # ------------------------------------------------------------------ collection
+    def exists(self) -> bool:
+        return bool(self._call("collection_exists", self.client.collection_exists, self.collection))
+
+    def metadata(self) -> dict[str, Any]:
+        if not self.exists():
+            raise CollectionNotFound(
+                f"Collection {self.collection!r} does not exist at {self.location}. "
+                f"Run `rag ingest PATH` to create and fill it."
+            )
+        info = self._call("get_collection", self.client.get_collection, self.collection)
+        return dict(info.config.metadata or {})
+
+    def ensure(self, *, embedding_model: str, dim: int) -> dict[str, Any]:
+        """Create the collection for this model, or check that the existing one matches it."""
+        if not self.exists():
+            meta = {"embedding_model": embedding_model, "dim": dim, "version": 0, "created_at": _now(), "schema": 1}
+            self._call(
+                "create_collection",
+                self.client.create_collection,
+                self.collection,
+                vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+                metadata=meta,
+            )
+            if not self.is_local:
+                for field, kind in _INDEXED.items():
+                    self.client.create_payload_index(self.collection, field, field_schema=kind)  # type: ignore[arg-type]
+            log.info("created collection %s (%s, %d dims)", self.collection, embedding_model, dim)
+            return meta
+        meta = self.metadata()
+        self.check_model(meta, embedding_model=embedding_model, dim=dim)
+        return meta
+
+    def check_model(self, meta: dict[str, Any], *, embedding_model: str, dim: int | None = None) -> None:
+        have, have_dim = meta.get("embedding_model"), meta.get("dim")
+        if have != embedding_model or (dim is not None and have_dim != dim):
+            raise EmbeddingMismatch(
+                f"Collection {self.collection!r} was built with embedding model {have} "
+                f"({have_dim} dims) but the configured model is {embedding_model}"
+                f"{f' ({dim} dims)' if dim is not None else ''}. Either set EMBEDDING_BACKEND/"
+                f"EMBEDDING_MODEL back to {have}, or use another collection (--collection NAME / "
+                f"COLLECTION) and re-ingest, or drop this one with `rag drop {self.collection}`."
+            )
+
+    def bump_version(self, **extra: Any) -> int:
+        meta = self.metadata()
+        version = int(meta.get("version", 0)) + 1
+        self._call(
+            "update_collection",
+            self.client.update_collection,
+            self.collection,
+            metadata={"version": version, "last_ingestion": _now(), **extra},
+        )
+        return version
+
+    def drop(self) -> None:
+        self._call("delete_collection", self.client.delete_collection, self.collection)
+
+    # ------------------------------------------------------------------ reads
+    def count(self) -> int:
+        return int(self._call("count", self.client.count, self.collection, exact=True).count)
+
+    def scroll(
+        self, *, fields: Sequence[str] | bool = True, batch: int = 2048, scroll_filter: models.Filter | None = None
+    ) -> Iterator[models.Record]:
+        offset: Any = None
+        while True:
+            points, offset = self._call(
+                "scroll",
+                self.client.scroll,
+                self.collection,
+                scroll_filter=scroll_filter,
+                limit=batch,
+                offset=offset,
+                with_payload=fields if fields is not True else True,
+                with_vectors=False,
+            )
+            yield from points
+            if offset is None:
+                break
+
+    def doc_states(self) -> dict[str, DocState]:
+        """Per document: content hash, points holding that hash, expected total."""
+        acc: dict[str, list[Any]] = {}
+        for p in self.scroll(fields=_STATE_FIELDS):
+            pl = p.payload or {}
+            doc_id = str(pl.get("doc_id"))
+            h = str(pl.get("content_hash"))
+            cur = acc.get(doc_id)
+            if cur is None:
+                acc[doc_id] = [h, 1, int(pl.get("total_chunks", 0)), str(pl.get("origin", ""))]
+            elif cur[0] == h:
+                cur[1] += 1
+            else:  # mixed versions: only possible after an interrupted write; force a rewrite
+                cur[0] = "mixed"
+        return {k: DocState(v[0], v[1], v[2], v[3]) for k, v in acc.items()}
+
+    # ------------------------------------------------------------------ writes
+    def write(self, items: Sequence[tuple[str, list[dict[str, Any]], Sequence[Sequence[float]]]]) -> None:
+        """Write several documents in one request: each one's new chunks, then its leftovers out.
+
+        ``items`` holds (doc_id, chunk payloads, vectors) per document. Upserting onto
+        deterministic ids overwrites a changed document in place, and the delete that follows
+        in the same request removes the chunks past its new end, so a reader never sees the
+        document missing and never sees it twice.
+        """
+        ops: list[Any] = []
+        deletes: list[Any] = []
+        for doc_id, payloads, vectors in items:
+            if not payloads:
+                continue
+            points = [
+                models.PointStruct(
+                    id=point_id(doc_id, int(pl["chunk_index"])), vector={DENSE: list(map(float, v))}, payload=pl
+                )
+                for pl, v in zip(payloads, vectors, strict=True)
+            ]
+            ops.append(models.UpsertOperation(upsert=models.PointsList(points=points)))
+            deletes.append(
+                models.DeleteOperation(
+                    delete=models.FilterSelector(
+                        filter=models.Filter(
+                            must=[
+                                models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id)),
+                                models.FieldCondition(key="chunk_index", range=models.Range(gte=len(payloads))),
+                            ]
+                        )
+                    )
+                )
+            )
+        if ops:
+            self._call(
+                "batch_update_points",
+                self.client.batch_update_points,
+                self.collection,
+                update_operations=ops + deletes,
+                wait=True,
+            )
+
+    def delete_documents(self, doc_ids: Sequence[str]) -> None:
+        if not doc_ids:
+            return
+        self._call(
+            "delete",
+            self.client.delete,
+            self.collection,
+            wait=True,
+            points_selector=models.FilterSelector(
+                filter=models.Filter(
+                    must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))]
+                )
+            ),
+        )
+
+    # ------------------------------------------------------------------ search
+    def search(
+        self, vector: Any, *, limit: int = 10, query_filter: models.Filter | None = None
+    ) -> list[models.ScoredPoint]:
+        res = self._call(
+            "query_points",
+            self.client.query_points,
+            self.collection,
+            query=vector.tolist(),
+            using=DENSE,
+            limit=limit,
+            query_filter=query_filter,
+            with_payload=True,
+            with_vectors=False,
+        )
+        return list(res.points)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from components.bm25_index import BM25Index, load, save
+from components.fusion import rrf
+from components.text import Tokenizer
+
+
+def test_tokenizer_handles_japanese_english_and_full_width() -> None:
+    t = Tokenizer()
+    assert t("味噌を入れる") == ["味噌", "入れる"]
+    assert t("The retrievers were fused") == ["retriev", "fuse"]
+    # BM25 stays one token inside Japanese text and in full width
+    assert t("BM25のパラメータ") == ["bm25", "パラメータ"]
+    assert t("ＢＭ２５") == ["bm25"]
+    assert Tokenizer(stem=False, stopwords=False)("The Cats") == ["the", "cats"]
+
+
+def test_postings_scores_equal_rank_bm25() -> None:
+    t = Tokenizer()
+    corpus = [
+        "BM25 ranks documents by term frequency",
+        "味噌汁の作り方と味噌の量",
+        "dense retrieval with embeddings",
+        "term frequency saturation k1 and b",
+        "",
+        "味噌 味噌 味噌",
+    ]
+    tokens = [t(x) for x in corpus]
+    index = BM25Index([f"p{i}" for i in range(len(corpus))], [f"d{i}" for i in range(len(corpus))], tokens)
+    reference = BM25Okapi([x or ["\x00"] for x in tokens])
+    for q in ["term frequency", "味噌", "embeddings k1", "nothing matches"]:
+        qt = t(q)
+        expected = reference.get_scores(qt)
+        got = index.scores(qt)
+        for i, score in enumerate(expected):
+            assert got.get(i, 0.0) == pytest.approx(score, abs=1e-9)
+    hits = index.search(t("味噌"), limit=2)
+    assert [h.point_id for h in hits] == ["p5", "p1"]
+    assert index.search(t("味噌"), limit=5, allowed=lambda i: i != 5)[0].point_id == "p1"
+
+
+def test_cache_is_reused_only_for_the_same_version_and_tokenizer(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    index = BM25Index(["a"], ["d"], [["x"]], signature="sig", version=3)
+    path = tmp_path / "bm25.pkl"
+    save(index, path)
+    assert load(path, version=3, signature="sig") is not None
+    assert load(path, version=4, signature="sig") is None
+    assert load(path, version=3, signature="other") is None
+    path.write_bytes(b"garbage")
+    assert load(path, version=3, signature="sig") is None
+
+
+def test_empty_index_returns_nothing() -> None:
+    assert BM25Index([], [], []).search(["x"]) == []
+
+
+def test_rrf_fuses_by_rank_with_weights_and_deterministic_ties() -> None:
+    fused = rrf({"dense": ["a", "b", "c"], "bm25": ["c", "a"]}, k=60)
+    assert [pid for pid, _ in fused] == ["a", "c", "b"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    only_bm25 = rrf({"dense": ["a"], "bm25": ["b"]}, weights={"dense": 0.0})
+    assert [pid for pid, _ in only_bm25] == ["b"]
+    assert [p for p, _ in rrf({"x": ["b"], "y": ["a"]})] == ["a", "b"]
+    with pytest.raises(ValueError):
+        rrf({"x": ["a"]}, k=-1)
+    assert np.isfinite(fused[0][1])
