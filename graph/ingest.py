@@ -1,0 +1,56 @@
+"""The ingestion graph: load → parse → chunk → embed → upsert, looping over batches, → prune.
+
+Each batch is written in one request and bumps the collection version, so an interrupted run
+keeps every finished batch and the next run picks up the rest (unchanged documents are
+skipped by content hash).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+
+from components.factory import Components
+from graph.ingest_state import IngestContext, IngestInput, IngestOutput, IngestState
+from nodes.ingest import (
+    chunk_documents,
+    embed_chunks,
+    load_sources,
+    parse_documents,
+    prune_documents,
+    upsert_chunks,
+)
+
+
+def after_parse(state: IngestState) -> Literal["chunk_documents", "prune_documents"]:
+    return "chunk_documents" if state.get("pending") else "prune_documents"
+
+
+def after_upsert(state: IngestState) -> Literal["chunk_documents", "prune_documents"]:
+    return "chunk_documents" if state.get("pending") else "prune_documents"
+
+
+def build_ingest_graph(components: Components | None = None) -> Any:
+    """Compile the ingestion graph; components default to the process settings, lazily."""
+    c = components or Components()
+    builder = StateGraph(
+        IngestState, context_schema=IngestContext, input_schema=IngestInput, output_schema=IngestOutput
+    )
+    builder.add_node(load_sources.make(c))
+    builder.add_node(parse_documents.make(c))
+    builder.add_node(chunk_documents.make(c))
+    builder.add_node(embed_chunks.make(c))
+    builder.add_node(upsert_chunks.make(c))
+    builder.add_node(prune_documents.make(c))
+    builder.add_edge(START, "load_sources")
+    builder.add_edge("load_sources", "parse_documents")
+    builder.add_conditional_edges("parse_documents", after_parse)
+    builder.add_edge("chunk_documents", "embed_chunks")
+    builder.add_edge("embed_chunks", "upsert_chunks")
+    builder.add_conditional_edges("upsert_chunks", after_upsert)
+    builder.add_edge("prune_documents", END)
+    return builder.compile(name="ingest")
+
+
+graph = build_ingest_graph()

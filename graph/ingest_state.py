@@ -1,0 +1,81 @@
+"""State and context of the ingestion graph.
+
+Records in state are plain dicts and lists (documents, chunk payloads, vectors of the current
+batch only), so the state serialises for ``langgraph dev`` checkpoints and stays small.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
+
+
+class IngestInput(TypedDict, total=False):
+    paths: list[str]
+    """Files and folders to ingest (Markdown, text, HTML, PDF, BEIR JSONL)."""
+    prune: bool
+    """Remove indexed documents under these paths that no longer exist."""
+
+
+class IngestState(IngestInput, total=False):
+    files: list[dict[str, Any]]
+    """Source files found, with their vault."""
+    ignored: int
+    """Files of unsupported types met while walking folders."""
+    failures: Annotated[list[dict[str, str]], operator.add]
+    """Files or lines that were not ingested, with the reason."""
+    pending: list[dict[str, Any]]
+    """New or changed documents still to write."""
+    seen_doc_ids: list[str]
+    unsafe_origins: list[str]
+    batch: list[dict[str, Any]]
+    """The current batch: per document its id, chunk payloads and texts."""
+    vectors: list[list[list[float]]]
+    """Embeddings of the current batch, per document."""
+    documents: int
+    new: int
+    updated: int
+    unchanged: int
+    written_documents: Annotated[int, operator.add]
+    written_chunks: Annotated[int, operator.add]
+    pruned: int
+    collection: str
+    version: int
+    started: float
+    seconds: float
+
+
+class IngestOutput(TypedDict, total=False):
+    collection: str
+    documents: int
+    new: int
+    updated: int
+    unchanged: int
+    written_documents: int
+    written_chunks: int
+    pruned: int
+    ignored: int
+    failures: list[dict[str, str]]
+    version: int
+    seconds: float
+
+
+@dataclass
+class IngestContext:
+    """Knobs of one ingestion run (Studio shows these)."""
+
+    collection: str = field(
+        default="", metadata={"description": "Collection to write; empty means the COLLECTION setting."}
+    )
+    batch_documents: int = field(
+        default=64, metadata={"description": "Documents embedded and written per batch (one write request each)."}
+    )
+    chunk_size: int = field(
+        default=0, metadata={"description": "Chunk size in characters; 0 means the CHUNK_SIZE setting."}
+    )
+    chunk_overlap: int = field(
+        default=-1, metadata={"description": "Overlap in characters; -1 means the CHUNK_OVERLAP setting."}
+    )

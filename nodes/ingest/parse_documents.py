@@ -1,0 +1,39 @@
+"""Parse every file and keep the documents that are new or changed since the last run."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.factory import Components
+from components.ingestion import parse_sources
+from graph.ingest_state import IngestContext, IngestState
+from nodes.types import IngestNode as Node
+
+
+def make(c: Components) -> Node:
+    async def parse_documents(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
+        index = c.index(state.get("collection"))
+
+        def work() -> Any:
+            states = index.doc_states() if index.exists() else {}
+            return parse_sources(list(state.get("files") or []), states)
+
+        res = await asyncio.to_thread(work)
+        runtime.stream_writer(
+            {"event": "parsed", "documents": res.documents, "pending": len(res.pending), "unchanged": res.unchanged}
+        )
+        return {
+            "pending": res.pending,
+            "documents": res.documents,
+            "new": res.new,
+            "updated": res.updated,
+            "unchanged": res.unchanged,
+            "failures": res.failures,
+            "seen_doc_ids": res.seen_doc_ids,
+            "unsafe_origins": res.unsafe_origins,
+        }
+
+    return parse_documents

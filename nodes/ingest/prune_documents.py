@@ -1,0 +1,46 @@
+"""With ``prune``: delete indexed documents under the given paths that no longer exist."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.factory import Components
+from components.ingestion import prune_candidates
+from graph.ingest_state import IngestContext, IngestState
+from nodes.types import IngestNode as Node
+
+
+def make(c: Components) -> Node:
+    async def prune_documents(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
+        index = c.index(state.get("collection"))
+        pruned = 0
+        version = state.get("version")
+
+        def work() -> tuple[int, int | None]:
+            if not state.get("prune") or not index.exists():
+                return 0, version
+            gone = prune_candidates(
+                index,
+                list(state.get("paths") or []),
+                set(state.get("seen_doc_ids") or []),
+                set(state.get("unsafe_origins") or []),
+            )
+            if not gone:
+                return 0, version
+            index.delete_documents(gone)
+            return len(gone), index.bump_version()
+
+        pruned, version = await asyncio.to_thread(work)
+        if version is None and index.exists():
+            version = int((await asyncio.to_thread(index.metadata)).get("version", 0))
+        return {
+            "pruned": pruned,
+            "version": version or 0,
+            "seconds": round(time.time() - float(state.get("started") or time.time()), 3),
+        }
+
+    return prune_documents

@@ -1,0 +1,40 @@
+"""Write the batch to Qdrant (one request) and bump the collection version."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.factory import Components
+from graph.ingest_state import IngestContext, IngestState
+from nodes.types import IngestNode as Node
+
+
+def make(c: Components) -> Node:
+    async def upsert_chunks(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
+        batch = list(state.get("batch") or [])
+        vectors = list(state.get("vectors") or [])
+        index = c.index(state.get("collection"))
+        embedder = c.embedder
+
+        def work() -> int:
+            dims = {len(v[0]) for v in vectors if v}
+            dim = dims.pop() if dims else embedder.dim
+            index.ensure(embedding_model=embedder.model_id, dim=dim)
+            index.write([(r["doc_id"], r["payloads"], v) for r, v in zip(batch, vectors, strict=True)])
+            return index.bump_version()
+
+        version = await asyncio.to_thread(work)
+        chunks = sum(len(r["payloads"]) for r in batch)
+        runtime.stream_writer({"event": "written", "documents": len(batch), "chunks": chunks})
+        return {
+            "written_documents": len(batch),
+            "written_chunks": chunks,
+            "version": version,
+            "batch": [],
+            "vectors": [],
+        }
+
+    return upsert_chunks
