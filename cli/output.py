@@ -1,0 +1,26 @@
+"""Printing helpers: JSON to stdout for machines, rich tables and panels for people."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, *, as_json: bool = False, code: int = 1) -> None:
+    """Report an error the way the caller asked for, then exit non-zero (no stack trace)."""
+    if as_json:
+        print_json({"error": message})
+    else:
+        err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise SystemExit(code)

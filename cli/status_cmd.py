@@ -1,0 +1,84 @@
+"""``rag status``: where the index lives, what is in it, and whether the services answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from rich.table import Table
+
+from cli.output import console, print_json
+from components.bm25_index import cache_path, cache_state
+from components.errors import CollectionNotFound
+from components.factory import Components
+
+
+def ollama_state(url: str, timeout: float = 2.0) -> dict[str, Any]:
+    try:
+        r = httpx.get(url.rstrip("/") + "/api/version", timeout=timeout)
+        r.raise_for_status()
+        return {"url": url, "reachable": True, "version": r.json().get("version")}
+    except Exception as e:  # any failure means "not reachable" here; say which
+        return {"url": url, "reachable": False, "error": f"{type(e).__name__}: {e}"}
+
+
+def gather(c: Components, collection: str | None) -> dict[str, Any]:
+    s = c.settings
+    index = c.index(collection)
+    report: dict[str, Any] = {
+        "backend": "qdrant-server" if s.qdrant_url else "qdrant-local",
+        "location": index.location,
+        "collection": index.collection,
+        "configured_embedding": {"backend": s.embedding_backend, "model": s.embedding_model or None},
+    }
+    try:
+        meta = index.metadata()
+    except CollectionNotFound as e:
+        report.update({"exists": False, "message": str(e)})
+    else:
+        states = index.doc_states()
+        report.update(
+            {
+                "exists": True,
+                "points": index.count(),
+                "documents": len(states),
+                "embedding_model": meta.get("embedding_model"),
+                "dim": meta.get("dim"),
+                "version": meta.get("version"),
+                "last_ingestion": meta.get("last_ingestion"),
+            }
+        )
+        bm = cache_state(cache_path(s.data_dir, index.collection, index.location))
+        bm["current"] = bm.get("version") == meta.get("version") and bm.get("tokenizer") == c.tokenizer.signature
+        report["bm25"] = bm
+    report["ollama"] = ollama_state(s.ollama_base_url)
+    if s.ollama_embeddings_base_url:
+        report["ollama_embeddings"] = ollama_state(s.ollama_embeddings_base_url)
+    report["reranker"] = {"configured": False, "note": "no cross-encoder configured; search skips reranking"}
+    return report
+
+
+def show(report: dict[str, Any], *, as_json: bool) -> None:
+    if as_json:
+        print_json(report)
+        return
+    t = Table(title="rag status", show_header=False)
+    t.add_row("store", f"{report['backend']} at {report['location']}")
+    t.add_row("collection", report["collection"] + ("" if report.get("exists") else " (missing)"))
+    if report.get("exists"):
+        t.add_row("points / documents", f"{report['points']} / {report['documents']}")
+        t.add_row("embedding model", f"{report['embedding_model']} ({report['dim']} dims)")
+        t.add_row("version / last ingestion", f"{report['version']} / {report['last_ingestion']}")
+        bm = report["bm25"]
+        state = (
+            "current"
+            if bm.get("current")
+            else ("stale, rebuilt on next query" if bm.get("exists") else "not built yet")
+        )
+        t.add_row("BM25 index", f"{state} ({bm.get('chunks', 0)} chunks) at {bm['path']}")
+    else:
+        t.add_row("", report.get("message", ""))
+    o = report["ollama"]
+    t.add_row("ollama", f"{o['url']}: " + (f"answers (v{o.get('version')})" if o["reachable"] else "not reachable"))
+    t.add_row("reranker", report["reranker"]["note"])
+    console.print(t)

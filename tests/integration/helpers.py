@@ -1,0 +1,38 @@
+"""Helpers for integration tests: run the real ingestion graph, read the real store."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from components.factory import Components
+from graph.ingest import build_ingest_graph
+from graph.ingest_state import IngestContext
+
+
+def ingest(c: Components, *paths: Path | str, prune: bool = False, batch: int = 64) -> dict[str, Any]:
+    graph = build_ingest_graph(c)
+    out: dict[str, Any] = asyncio.run(
+        graph.ainvoke({"paths": [str(p) for p in paths], "prune": prune}, context=IngestContext(batch_documents=batch))
+    )
+    return out
+
+
+def payloads(c: Components) -> list[dict[str, Any]]:
+    return [dict(p.payload or {}) for p in c.index().scroll()]
+
+
+def assert_consistent(c: Components) -> None:
+    """Every document has exactly its chunks 0..n-1 of one content version: no gaps, no doubles."""
+    by_doc: dict[str, list[dict[str, Any]]] = {}
+    for pl in payloads(c):
+        by_doc.setdefault(pl["doc_id"], []).append(pl)
+    for doc_id, pls in by_doc.items():
+        idx = sorted(p["chunk_index"] for p in pls)
+        assert idx == list(range(len(pls))), f"{doc_id}: chunk indexes {idx}"
+        assert {p["total_chunks"] for p in pls} == {len(pls)}, doc_id
+        assert len({p["content_hash"] for p in pls}) == 1, doc_id
+    dup = [k for k, v in Counter(p["chunk_id"] for p in payloads(c)).items() if v > 1]
+    assert not dup

