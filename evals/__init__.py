@@ -1,0 +1,1 @@
+"""Benchmarks and evaluation runs: retrieval metrics on BEIR data, ingestion speed."""
