@@ -27,7 +27,7 @@ from rank_bm25 import BM25Okapi
 
 log = logging.getLogger(__name__)
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 def search_text(payload: dict[str, Any]) -> str:

@@ -101,9 +101,12 @@ def build_bm25(index: QdrantIndex, tokenizer: Tokenizer, *, version: int) -> BM2
     ids: list[str] = []
     doc_ids: list[str] = []
     tokens: list[list[str]] = []
-    for p in index.scroll(fields=["text", "title", "section", "doc_id"]):
-        pl = p.payload or {}
+    payloads: list[dict[str, Any]] = []
+    for p in index.scroll(fields=True):
+        pl = dict(p.payload or {})
         ids.append(str(p.id))
         doc_ids.append(str(pl.get("doc_id")))
         tokens.append(tokenizer(search_text(pl)))
-    return BM25Index(ids, doc_ids, tokens, signature=tokenizer.signature, version=version)
+        pl.pop("text", None)
+        payloads.append(pl)
+    return BM25Index(ids, doc_ids, tokens, signature=tokenizer.signature, version=version, payloads=payloads)

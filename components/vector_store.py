@@ -25,6 +25,7 @@ from components.errors import (
     ServiceUnavailable,
     StoreLocked,
 )
+from components.filters import source_prefixes
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ def chunk_payload(c: Chunk, content_hash: str) -> dict[str, Any]:
         "chunk_index": c.index,
         "total_chunks": c.total,
         "source": d.source,
+        "source_prefixes": source_prefixes(d.source),
         "title": d.title,
         "section_hierarchy": c.section_hierarchy,
         "section": " > ".join(c.section_hierarchy),

@@ -1,0 +1,262 @@
+"""Search filters, applied identically inside Qdrant (dense side) and in Python (BM25 side).
+
+One ``SearchFilters`` value becomes both a ``qdrant_client.models.Filter`` and a predicate on
+chunk payloads, built from the same list of conditions so the two sides cannot drift. Each
+condition has a human label, so an empty result can name the condition responsible.
+
+Semantics: ``vaults`` any of; ``tags`` all of; ``created_from``/``created_to`` inclusive on the
+created date; ``source`` exact, ``source_prefix`` a path or URL prefix; ``section`` any heading
+of the chunk's section path; ``language``; ``doc_ids`` any of; ``where`` free conditions on any
+payload field: ``eq`` (a list field matches when any element equals), ``in`` (any of),
+``contains`` (substring of a text field) and ``range`` (``gte``/``lte``/``gt``/``lt``; numbers, or
+ISO dates on date fields).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from qdrant_client import models
+
+from components.errors import QueryError
+
+Predicate = Callable[[dict[str, Any]], bool]
+
+
+class FieldFilter(BaseModel):
+    """A condition on any payload field (``metadata.*`` reaches into JSONL metadata)."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: str = Field(description="Payload field, e.g. `format` or `metadata.journal`.")
+    op: Literal["eq", "in", "contains", "range"] = Field(default="eq")
+    value: Any = Field(default=None, description="Value for eq/contains; list for in.")
+    gte: float | str | None = None
+    lte: float | str | None = None
+    gt: float | str | None = None
+    lt: float | str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> FieldFilter:
+        if not self.key.strip():
+            raise ValueError("filter key is empty")
+        if self.op == "range" and all(v is None for v in (self.gte, self.lte, self.gt, self.lt)):
+            raise ValueError(f"range filter on {self.key!r} needs gte, lte, gt or lt")
+        if self.op == "in" and not isinstance(self.value, list):
+            raise ValueError(f"`in` filter on {self.key!r} needs a list value")
+        if self.op in {"eq", "contains"} and self.value is None:
+            raise ValueError(f"`{self.op}` filter on {self.key!r} needs a value")
+        return self
+
+
+class SearchFilters(BaseModel):
+    """Everything a search may be restricted to; all given conditions must hold."""
+
+    model_config = ConfigDict(extra="forbid")
+    vaults: list[str] | None = Field(default=None, description="Any of these vaults.")
+    tags: list[str] | None = Field(default=None, description="All of these tags.")
+    created_from: date | None = Field(default=None, description="Created on or after (inclusive).")
+    created_to: date | None = Field(default=None, description="Created on or before (inclusive).")
+    source: str | None = Field(default=None, description="Exactly this source path or URL.")
+    source_prefix: str | None = Field(default=None, description="Source path or URL starts with this.")
+    section: str | None = Field(default=None, description="A heading in the chunk's section path.")
+    language: str | None = Field(default=None, description="ja, en, ...")
+    doc_ids: list[str] | None = Field(default=None, description="Any of these document ids.")
+    where: list[FieldFilter] = Field(default_factory=list, description="Conditions on any payload field.")
+
+    @field_validator("tags", "vaults", "doc_ids")
+    @classmethod
+    def _no_blank(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None:
+            v = [x.strip().lstrip("#") if isinstance(x, str) else x for x in v]
+            if not v or any(not x for x in v):
+                raise ValueError("empty value in list filter")
+        return v
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> SearchFilters:
+        if self.created_from and self.created_to and self.created_from > self.created_to:
+            raise ValueError(f"created_from {self.created_from} is after created_to {self.created_to}")
+        return self
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any] | SearchFilters | None) -> SearchFilters:
+        """Validate user input, turning pydantic's error into an actionable QueryError."""
+        if isinstance(raw, SearchFilters):
+            return raw
+        try:
+            return cls.model_validate(raw or {})
+        except Exception as e:
+            raise QueryError(f"Invalid filters: {e}. Allowed keys: {', '.join(cls.model_fields)}.") from e
+
+    def is_empty(self) -> bool:
+        return not self.conditions()
+
+    def conditions(self) -> list[Condition]:
+        return _conditions(self)
+
+    def to_qdrant(self) -> models.Filter | None:
+        conds = self.conditions()
+        if not conds:
+            return None
+        return models.Filter(must=[c.qdrant for c in conds])
+
+    def matches(self, payload: dict[str, Any]) -> bool:
+        return all(c.test(payload) for c in self.conditions())
+
+
+@dataclass(frozen=True)
+class Condition:
+    label: str
+    qdrant: Any
+    test: Predicate
+
+
+def _get(payload: dict[str, Any], key: str) -> Any:
+    cur: Any = payload
+    for part in key.split("."):
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(part)
+    return cur
+
+
+def _values(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else ([] if v is None else [v])
+
+
+def _ts(d: date, end: bool = False) -> float:
+    dt = datetime(d.year, d.month, d.day, tzinfo=UTC)
+    return dt.timestamp() + (86400 - 1e-3 if end else 0.0)
+
+
+def _any_of(key: str, values: list[Any], label: str) -> Condition:
+    """The field (or any element of a list field) equals one of ``values``."""
+    match: Any = models.MatchAny(any=values) if len(values) > 1 else models.MatchValue(value=values[0])
+    return Condition(
+        label, models.FieldCondition(key=key, match=match), lambda p: any(x in values for x in _values(_get(p, key)))
+    )
+
+
+def _conditions(f: SearchFilters) -> list[Condition]:
+    out: list[Condition] = []
+    if f.vaults:
+        out.append(_any_of("vault", list(f.vaults), f"vault in {f.vaults}"))
+    out.extend(_any_of("tags", [tag], f"tag {tag!r}") for tag in f.tags or [])
+    if f.created_from or f.created_to:
+        lo = _ts(f.created_from) if f.created_from else None
+        hi = _ts(f.created_to, end=True) if f.created_to else None
+
+        def in_range(p: dict[str, Any]) -> bool:
+            ts = p.get("created_ts")
+            return isinstance(ts, (int, float)) and (lo is None or ts >= lo) and (hi is None or ts <= hi)
+
+        out.append(
+            Condition(
+                f"created {f.created_from or '…'}..{f.created_to or '…'}",
+                models.FieldCondition(key="created_ts", range=models.Range(gte=lo, lte=hi)),
+                in_range,
+            )
+        )
+    if f.source:
+        out.append(_any_of("source", [f.source], f"source == {f.source!r}"))
+    if f.source_prefix:
+        out.append(
+            _any_of("source_prefixes", [norm_prefix(f.source_prefix)], f"source starts with {f.source_prefix!r}")
+        )
+    if f.section:
+        out.append(_any_of("section_hierarchy", [f.section], f"section {f.section!r}"))
+    if f.language:
+        out.append(_any_of("language", [f.language], f"language {f.language!r}"))
+    if f.doc_ids:
+        out.append(_any_of("doc_id", list(f.doc_ids), f"doc_id in {f.doc_ids}"))
+    out.extend(_field_condition(w) for w in f.where)
+    return out
+
+
+def _field_condition(w: FieldFilter) -> Condition:
+    key = w.key
+    if w.op == "eq":
+        v = w.value
+        return Condition(
+            f"{key} == {v!r}",
+            models.FieldCondition(key=key, match=models.MatchValue(value=v)),
+            lambda p: v in _values(_get(p, key)),
+        )
+    if w.op == "in":
+        vs = list(w.value)
+        return Condition(
+            f"{key} in {vs}",
+            models.FieldCondition(key=key, match=models.MatchAny(any=vs)),
+            lambda p: any(x in vs for x in _values(_get(p, key))),
+        )
+    if w.op == "contains":
+        v = str(w.value)
+        return Condition(
+            f"{key} contains {v!r}",
+            models.FieldCondition(key=key, match=models.MatchText(text=v)),
+            lambda p: isinstance(_get(p, key), str) and v in _get(p, key),
+        )
+    bounds = {"gte": w.gte, "lte": w.lte, "gt": w.gt, "lt": w.lt}
+    label = f"{key} " + " ".join(f"{k} {v}" for k, v in bounds.items() if v is not None)
+    if any(isinstance(v, str) for v in bounds.values()):
+        dt_bounds = {k: _as_dt(v) for k, v in bounds.items() if v is not None}
+        qf = models.FieldCondition(key=key, range=models.DatetimeRange(**dt_bounds))
+
+        def test_dt(p: dict[str, Any]) -> bool:
+            raw = _get(p, key)
+            try:
+                x = _as_dt(raw)
+            except (TypeError, ValueError):
+                return False
+            return _cmp(x, dt_bounds)
+
+        return Condition(label, qf, test_dt)
+    num = {k: float(v) for k, v in bounds.items() if v is not None}
+
+    def test_num(p: dict[str, Any]) -> bool:
+        raw = _get(p, key)
+        return isinstance(raw, (int, float)) and not isinstance(raw, bool) and _cmp(float(raw), num)
+
+    return Condition(label, models.FieldCondition(key=key, range=models.Range(**num)), test_num)
+
+
+def _as_dt(v: Any) -> datetime:
+    if isinstance(v, datetime):
+        dt = v
+    elif isinstance(v, date):
+        dt = datetime(v.year, v.month, v.day)
+    elif isinstance(v, str):
+        dt = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    else:
+        raise TypeError(f"not a date: {v!r}")
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def _cmp(x: Any, b: dict[str, Any]) -> bool:
+    return (
+        ("gte" not in b or x >= b["gte"])
+        and ("lte" not in b or x <= b["lte"])
+        and ("gt" not in b or x > b["gt"])
+        and ("lt" not in b or x < b["lt"])
+    )
+
+
+def norm_prefix(prefix: str) -> str:
+    """Prefix filters match whole path segments: ``/notes/a`` matches ``/notes/a/x.md``."""
+    return prefix.rstrip("/") or "/"
+
+
+def source_prefixes(source: str) -> list[str]:
+    """Every segment prefix of a path or URL, stored so a prefix filter is a keyword match."""
+    if "://" in source:
+        scheme, rest = source.split("://", 1)
+        parts = rest.split("/")
+        out = [f"{scheme}://{'/'.join(parts[:i])}" for i in range(1, len(parts) + 1)]
+    else:
+        parts = source.split("/")
+        out = ["/".join(parts[:i]) or "/" for i in range(1, len(parts) + 1)]
+    return sorted({norm_prefix(p) for p in out if p})
