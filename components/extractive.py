@@ -23,9 +23,16 @@ class Extract:
     used_sources: list[int]
 
 
-def extract_answer(question: str, passages: Sequence[str], *, tokenize: Callable[[str], list[str]],
-                   idf: Mapping[str, float], language: str = "en", max_sentences: int = 3,
-                   min_coverage: float = 0.2) -> Extract:
+def extract_answer(
+    question: str,
+    passages: Sequence[str],
+    *,
+    tokenize: Callable[[str], list[str]],
+    idf: Mapping[str, float],
+    language: str = "en",
+    max_sentences: int = 3,
+    min_coverage: float = 0.2,
+) -> Extract:
     """Pick up to ``max_sentences`` sentences covering the question's terms, cited by passage."""
     q_terms = set(tokenize(question))
     if not q_terms or not passages:
