@@ -6,6 +6,7 @@ import asyncio
 import atexit
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +16,7 @@ from cli.output import console, fail, print_json
 from components.errors import RAGError
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=False, pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Agentic RAG over your notes, papers and web pages (Japanese and English).",
 )
@@ -82,43 +83,109 @@ def _run_graph(payload: dict[str, Any], collection: str | None) -> dict[str, Any
     return out
 
 
+
+
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for.")],
+    query: Annotated[str, typer.Argument(help="What to look for (omit with --batch).")] = "",
     k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=1000, help="Results to return.")] = 5,
+    vault: Annotated[list[str], typer.Option("--vault", help="Only these vaults (any of; repeat).")] = [],  # noqa: B006
+    tag: Annotated[list[str], typer.Option("--tag", help="Only chunks with all these tags (repeat).")] = [],  # noqa: B006
+    date_from: Annotated[str | None, typer.Option("--from", help="Created on or after YYYY-MM-DD.")] = None,
+    date_to: Annotated[str | None, typer.Option("--to", help="Created on or before YYYY-MM-DD.")] = None,
+    source: Annotated[str | None, typer.Option(help="Exactly this source path or URL.")] = None,
+    source_prefix: Annotated[str | None, typer.Option(help="Source path or URL starting with this.")] = None,
+    section: Annotated[str | None, typer.Option(help="A heading in the section path.")] = None,
+    lang: Annotated[str | None, typer.Option("--lang", help="Language: ja, en.")] = None,
+    doc_id: Annotated[list[str], typer.Option("--doc-id", help="Only these documents (repeat).")] = [],  # noqa: B006
+    where: Annotated[list[str], typer.Option(help="key=value, key~=text, key:in=a,b, key>=n (repeat).")] = [],  # noqa: B006
+    fmt: Annotated[str, typer.Option("--format", help="text, json, markdown, brief or citations.")] = "text",
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Timings, Qdrant filter, per-retriever ranks.")] = False,
+    group: Annotated[bool, typer.Option("--group-by-document", help="One entry per document.")] = False,
+    also: Annotated[list[str], typer.Option("--also", help="Another phrasing to search too (repeat).")] = [],  # noqa: B006
+    output: Annotated[Path | None, typer.Option("--output", help="Write the output to this file.")] = None,
+    save: Annotated[bool, typer.Option("--save", help="Keep the search as JSON under DATA_DIR/searches.")] = False,
+    batch_file: Annotated[
+        Path | None, typer.Option("--batch", help="JSONL of {_id, text}: one result line each.")
+    ] = None,
     collection: Annotated[str | None, typer.Option(help="Collection to search.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
-    """Hybrid search (dense + BM25 fused with RRF): ranked chunks with sources."""
-    if not query.strip():
-        fail("the query is empty: give some words to search for", as_json=as_json, code=2)
+    """Hybrid search (dense + BM25 fused with RRF, then rerank): ranked chunks with sources."""
+    from cli import search_cmd
+
+    fmt = "json" if as_json else fmt
+    machine = fmt == "json" or batch_file is not None
+    if fmt not in search_cmd.FORMATS:
+        fail(f"unknown --format {fmt!r}; use one of {', '.join(search_cmd.FORMATS)}", code=2)
     try:
-        out = _run_graph({"question": query, "mode": "search", "top_k": k}, collection)
-    except RAGError as e:
-        fail(str(e), as_json=as_json)
-    results = out.get("results") or []
-    if as_json:
-        print_json(
+        filters = search_cmd.build_filters(
+            vault=vault,
+            tag=tag,
+            date_from=date_from,
+            date_to=date_to,
+            source=source,
+            source_prefix=source_prefix,
+            section=section,
+            lang=lang,
+            doc_id=doc_id,
+            where=where,
+        )
+        if batch_file is not None:
+            if not batch_file.exists():
+                fail(f"--batch file {batch_file} does not exist", as_json=True, code=2)
+            search_cmd.batch(_components(), batch_file, k=k, filters=filters, collection=collection)
+            return
+        if not query.strip():
+            fail("the query is empty: give some words to search for", as_json=machine, code=2)
+        c = _components()
+        report = search_cmd.search(
+            c,
             {
-                "query": query,
-                "results": results,
-                "total": len(results),
-                "timings_ms": out.get("timings_ms"),
-                "warnings": out.get("warnings") or [],
-            }
+                "question": query,
+                "top_k": k,
+                "filters": filters,
+                "debug": debug,
+                "group_by_document": group,
+                "queries": also,
+            },
+            collection,
         )
-        return
-    if not results:
-        console.print("No results.")
-    for r in results:
-        console.print(f"[bold]Result [{r['rank']}][/]: Score {r['score']:.3f}", highlight=False)
-        console.print(f"  Content: {' '.join(r['text'].split())[:300]}", highlight=False)
-        console.print(f"  Source: {r['source']}", highlight=False)
-        console.print(
-            f"  Title: {r['title']}  Section: {' > '.join(r['section_hierarchy']) or '-'}  "
-            f"Chunk {r['chunk'] or 'unknown'}",
-            highlight=False,
+    except RAGError as e:
+        fail(str(e), as_json=machine)
+    text = search_cmd.render(report, fmt)
+    if save:
+        path = search_cmd.save(report, c.settings.data_dir)
+        console.print(f"saved to {path}", highlight=False) if not machine else None
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    elif machine:
+        sys.stdout.write(text)
+    else:
+        console.print(text, highlight=False, markup=False, end="")
+
+
+@app.command()
+def similar(
+    doc_id: Annotated[str, typer.Argument(help="Document id (see doc_id in search results).")],
+    k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=1000)] = 5,
+    fmt: Annotated[str, typer.Option("--format", help="text, json, markdown, brief or citations.")] = "text",
+    collection: Annotated[str | None, typer.Option(help="Collection to search.")] = None,
+) -> None:
+    """Documents similar to a given one (the document itself excluded)."""
+    from cli import search_cmd
+
+    try:
+        report = search_cmd.search(
+            _components(), {"similar_to": doc_id, "top_k": k, "group_by_document": True}, collection
         )
+    except RAGError as e:
+        fail(str(e), as_json=fmt == "json")
+    text = search_cmd.render(report, fmt)
+    if fmt == "json":
+        sys.stdout.write(text)
+    else:
+        console.print(text, highlight=False, markup=False, end="")
 
 
 @app.command()
@@ -164,3 +231,16 @@ def drop(
     except RAGError as e:
         fail(str(e))
     console.print(f"dropped {collection}")
+
+
+def run() -> None:
+    """Entry point: errors reach the user as one actionable line, never as a stack trace."""
+    try:
+        app(prog_name="rag")
+    except RAGError as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        fail("interrupted; an ingestion can be resumed by running the same command again", code=130)
+    except Exception as e:
+        log.debug("unexpected error", exc_info=True)
+        fail(f"unexpected {type(e).__name__}: {e}. Rerun with -v for details; please report it.")

@@ -60,8 +60,11 @@ class BM25Index:
     ) -> None:
         self.point_ids = point_ids
         self.doc_ids = doc_ids
-        #: chunk payloads without the text, so filters apply to the BM25 side as they do in Qdrant
+        #: chunk payloads, so filters apply to the BM25 side as they do in Qdrant, and results
+        #: can be shown when the vector store is down
         self.payloads = payloads if payloads is not None else [{"doc_id": d} for d in doc_ids]
+        #: set when served from cache without the store confirming the version
+        self.stale = False
         self.signature = signature
         self.version = version
         self.k1, self.b = k1, b
@@ -152,6 +155,19 @@ def load(path: Path, *, version: int, signature: str) -> BM25Index | None:
     if not isinstance(index, BM25Index) or index.version != version or index.signature != signature:
         return None
     return index
+
+
+def load_any(path: Path, *, signature: str) -> BM25Index | None:
+    """Whatever version is cached (for when the store cannot say which version is current)."""
+    if not path.exists():
+        return None
+    try:
+        with path.open("rb") as f:
+            blob = pickle.load(f)
+    except Exception:
+        return None
+    index = blob.get("index") if isinstance(blob, dict) else None
+    return index if isinstance(index, BM25Index) and index.signature == signature else None
 
 
 def cache_state(path: Path) -> dict[str, Any]:

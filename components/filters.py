@@ -8,7 +8,7 @@ Semantics: ``vaults`` any of; ``tags`` all of; ``created_from``/``created_to`` i
 created date; ``source`` exact, ``source_prefix`` a path or URL prefix; ``section`` any heading
 of the chunk's section path; ``language``; ``doc_ids`` any of; ``where`` free conditions on any
 payload field: ``eq`` (a list field matches when any element equals), ``in`` (any of),
-``contains`` (substring of a text field) and ``range`` (``gte``/``lte``/``gt``/``lt``; numbers, or
+``contains`` (case-sensitive substring of a text field) and ``range`` (``gte``/``lte``/``gt``/``lt``; numbers, or
 ISO dates on date fields).
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from qdrant_client import models
 
 from components.errors import QueryError
@@ -45,10 +45,18 @@ class FieldFilter(BaseModel):
             raise ValueError("filter key is empty")
         if self.op == "range" and all(v is None for v in (self.gte, self.lte, self.gt, self.lt)):
             raise ValueError(f"range filter on {self.key!r} needs gte, lte, gt or lt")
-        if self.op == "in" and not isinstance(self.value, list):
-            raise ValueError(f"`in` filter on {self.key!r} needs a list value")
+        if self.op == "in" and (not isinstance(self.value, list) or not self.value):
+            raise ValueError(f"`in` filter on {self.key!r} needs a non-empty list of values")
         if self.op in {"eq", "contains"} and self.value is None:
             raise ValueError(f"`{self.op}` filter on {self.key!r} needs a value")
+        for bound in (self.gte, self.lte, self.gt, self.lt):
+            if isinstance(bound, str):
+                try:
+                    _as_dt(bound)
+                except ValueError:
+                    raise ValueError(
+                        f"range bound {bound!r} on {self.key!r} is neither a number nor an ISO date"
+                    ) from None
         return self
 
 
@@ -89,8 +97,15 @@ class SearchFilters(BaseModel):
             return raw
         try:
             return cls.model_validate(raw or {})
-        except Exception as e:
-            raise QueryError(f"Invalid filters: {e}. Allowed keys: {', '.join(cls.model_fields)}.") from e
+        except ValidationError as e:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'filters'}: {err['msg']}"
+                + (f" (got {err['input']!r})" if err.get("type") != "extra_forbidden" else "")
+                for err in e.errors()
+            )
+            raise QueryError(
+                f"Invalid filters: {problems}. Allowed keys: {', '.join(cls.model_fields)}."
+            ) from None
 
     def is_empty(self) -> bool:
         return not self.conditions()
@@ -197,7 +212,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         v = str(w.value)
         return Condition(
             f"{key} contains {v!r}",
-            models.FieldCondition(key=key, match=models.MatchText(text=v)),
+            models.FieldCondition(key=key, match=models.MatchSubstring(substring=v)),
             lambda p: isinstance(_get(p, key), str) and v in _get(p, key),
         )
     bounds = {"gte": w.gte, "lte": w.lte, "gt": w.gt, "lt": w.lt}

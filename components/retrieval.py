@@ -1,7 +1,11 @@
-"""Hybrid retrieval: dense vectors in Qdrant and BM25 over the same chunks, fused with RRF.
+"""Hybrid retrieval stages: dense search in Qdrant, BM25, Reciprocal Rank Fusion.
 
-This is the retrieval core that the search nodes and the benchmarks share. Results carry each
-retriever's rank and score so that debug output can show why a chunk ranks where it does.
+The graph runs dense and BM25 as two nodes in parallel and fuses in a third; the benchmarks
+and the batch CLI call the same functions directly. Every hit carries each retriever's rank
+and raw score so debug output can show why a chunk ranks where it does.
+
+Several phrasings of one query (multi-query search) are fused per phrasing and then merged
+keeping each chunk's best fused score.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from components.factory import Components
+from components.filters import SearchFilters
 from components.fusion import rrf
 
 log = logging.getLogger(__name__)
@@ -19,67 +24,144 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Hit:
+    """One chunk found by one retriever (or fused)."""
+
     point_id: str
-    payload: dict[str, Any]
     score: float
+    payload: dict[str, Any]
     ranks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "point_id": self.point_id,
+            "score": self.score,
+            "payload": self.payload,
+            "ranks": self.ranks,
+            "scores": self.scores,
+        }
 
-@dataclass
-class RetrievalResult:
-    hits: list[Hit]
-    timings_ms: dict[str, float]
-    warnings: list[str] = field(default_factory=list)
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Hit:
+        return cls(
+            d["point_id"],
+            float(d["score"]),
+            d.get("payload") or {},
+            dict(d.get("ranks") or {}),
+            dict(d.get("scores") or {}),
+        )
 
 
-class HybridRetriever:
-    """Dense + BM25 + RRF over one collection."""
+def dense_search(
+    c: Components, queries: list[str], filters: SearchFilters, *, limit: int, collection: str | None = None
+) -> tuple[list[list[Hit]], dict[str, float]]:
+    """Per query, the top chunks by cosine similarity inside Qdrant (filter applied there)."""
+    index = c.index(collection)
+    t0 = time.perf_counter()
+    vectors = c.embedder.encode_queries(queries)
+    t1 = time.perf_counter()
+    qfilter = filters.to_qdrant()
+    out = []
+    for v in vectors:
+        points = index.search(v, limit=limit, query_filter=qfilter)
+        out.append([Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points])
+    t2 = time.perf_counter()
+    return out, {"query_embedding": (t1 - t0) * 1000, "dense": (t2 - t1) * 1000}
 
-    def __init__(self, components: Components, *, collection: str | None = None) -> None:
-        self.c = components
-        self.collection = collection
 
-    def retrieve(
-        self,
-        query: str,
-        *,
-        top_k: int = 5,
-        candidates: int = 50,
-        rrf_k: float = 60.0,
-        weights: dict[str, float] | None = None,
-    ) -> RetrievalResult:
-        index = self.c.index(self.collection)
-        meta = index.metadata()
-        index.check_model(meta, embedding_model=self.c.embedder.model_id)
-        timings: dict[str, float] = {}
-        t0 = time.perf_counter()
-        qvec = self.c.embedder.encode_queries([query])[0]
-        timings["embed"] = (time.perf_counter() - t0) * 1000
-        t1 = time.perf_counter()
-        dense = index.search(qvec, limit=candidates)
-        timings["dense"] = (time.perf_counter() - t1) * 1000
-        t2 = time.perf_counter()
-        bm25 = self.c.bm25(self.collection)
-        lexical = bm25.search(self.c.tokenizer(query), limit=candidates)
-        timings["bm25"] = (time.perf_counter() - t2) * 1000
-        t3 = time.perf_counter()
-        rankings = {"dense": [str(p.id) for p in dense], "bm25": [h.point_id for h in lexical]}
-        fused = rrf(rankings, k=rrf_k, weights=weights)[:top_k]
-        payloads = {str(p.id): dict(p.payload or {}) for p in dense}
-        missing = [pid for pid, _ in fused if pid not in payloads]
-        if missing:
-            for rec in index.client.retrieve(index.collection, ids=missing, with_payload=True):
-                payloads[str(rec.id)] = dict(rec.payload or {})
-        dense_scores = {str(p.id): float(p.score) for p in dense}
-        bm25_scores = {h.point_id: h.score for h in lexical}
-        hits = []
+def bm25_search(
+    c: Components, queries: list[str], filters: SearchFilters, *, limit: int, collection: str | None = None
+) -> tuple[list[list[Hit]], dict[str, float], bool]:
+    """Per query, the top chunks by BM25 among those the filter admits; third item: stale index."""
+    t0 = time.perf_counter()
+    bm = c.bm25(collection)
+    allowed = None
+    if not filters.is_empty():
+        admitted = {i for i, p in enumerate(bm.payloads) if filters.matches(p)}
+        allowed = admitted.__contains__
+    out = []
+    for q in queries:
+        hits = bm.search(c.tokenizer(q), limit=limit, allowed=allowed)
+        out.append([Hit(h.point_id, h.score, bm.payloads[h.index]) for h in hits])
+    return out, {"bm25": (time.perf_counter() - t0) * 1000}, bm.stale
+
+
+def fuse(
+    dense: list[list[Hit]], lexical: list[list[Hit]], *, k: float = 60.0, weights: dict[str, float] | None = None
+) -> list[Hit]:
+    """RRF per query, then each chunk's best fused score across queries; deterministic order."""
+    best: dict[str, Hit] = {}
+    n = max(len(dense), len(lexical))
+    for qi in range(n):
+        lists = {"dense": dense[qi] if qi < len(dense) else [], "bm25": lexical[qi] if qi < len(lexical) else []}
+        by_id: dict[str, Hit] = {}
+        ranks: dict[str, dict[str, int]] = {}
+        raw: dict[str, dict[str, float]] = {}
+        for name, hits in lists.items():
+            for rank, h in enumerate(hits, start=1):
+                by_id.setdefault(h.point_id, h)
+                ranks.setdefault(h.point_id, {})[name] = rank
+                raw.setdefault(h.point_id, {})[name] = h.score
+        fused = rrf({name: [h.point_id for h in hits] for name, hits in lists.items()}, k=k, weights=weights)
         for pid, score in fused:
-            ranks = {name: ids.index(pid) + 1 for name, ids in rankings.items() if pid in ids}
-            scores = {
-                k: v for k, v in (("dense", dense_scores.get(pid)), ("bm25", bm25_scores.get(pid))) if v is not None
-            }
-            hits.append(Hit(pid, payloads.get(pid, {}), score, ranks, scores))
-        timings["fusion"] = (time.perf_counter() - t3) * 1000
-        timings["total"] = (time.perf_counter() - t0) * 1000
-        return RetrievalResult(hits=hits, timings_ms=timings)
+            prev = best.get(pid)
+            if prev is None or score > prev.score:
+                best[pid] = Hit(pid, score, by_id[pid].payload, ranks[pid], raw[pid])
+    return sorted(best.values(), key=lambda h: (-h.score, h.point_id))
+
+
+def max_rrf(k: float, weights: dict[str, float], retrievers: list[str]) -> float:
+    """The fused score of a chunk ranked first by every retriever that answered."""
+    return sum(weights.get(r, 1.0) for r in retrievers) / (k + 1)
+
+
+def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Results grouped per document: best score first, the matching chunks in rank order."""
+    groups: dict[str, dict[str, Any]] = {}
+    for r in hits:
+        g = groups.setdefault(
+            r["doc_id"],
+            {"doc_id": r["doc_id"], "score": r["score"], "title": r["title"], "source": r["source"], "chunks": []},
+        )
+        g["score"] = max(g["score"], r["score"])
+        g["chunks"].append(r)
+    out = sorted(groups.values(), key=lambda g: (-g["score"], str(g["doc_id"])))
+    for i, g in enumerate(out, start=1):
+        g["rank"] = i
+    return out
+
+
+def explain_empty(c: Components, filters: SearchFilters, collection: str | None = None) -> str:
+    """Name the filter condition that leaves nothing (or say the combination does)."""
+    bm = c.bm25(collection)
+    if bm.size == 0:
+        return "the collection is empty; run `rag ingest PATH`"
+    conds = filters.conditions()
+    if not conds:
+        return "no chunk matched the query terms or vectors"
+    for cond in conds:
+        if not any(cond.test(p) for p in bm.payloads):
+            return f"no chunk matches the filter {cond.label}"
+    return "each filter matches something, but together they match nothing: " + " AND ".join(
+        cond.label for cond in conds
+    )
+
+
+def similar_vector(c: Components, doc_id: str, collection: str | None = None) -> Any:
+    """The mean of a document's chunk vectors (to find documents like it)."""
+    import numpy as np
+    from qdrant_client import models
+
+    index = c.index(collection)
+    points, _ = index.client.scroll(
+        index.collection,
+        limit=10_000,
+        with_vectors=True,
+        with_payload=False,
+        scroll_filter=models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]),
+    )
+    if not points:
+        return None
+    vecs = np.asarray([p.vector["dense"] if isinstance(p.vector, dict) else p.vector for p in points], dtype=np.float32)
+    v = vecs.mean(axis=0)
+    return v / (np.linalg.norm(v) or 1.0)

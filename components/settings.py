@@ -57,6 +57,13 @@ class Settings(BaseSettings):
         default=None,
         description="Ollama server for embeddings, when it is not OLLAMA_BASE_URL.",
     )
+    reranker_model: str = Field(
+        default="",
+        description="Cross-encoder for reranking: a local folder or a model in the local Hugging "
+        "Face cache. Empty: search skips reranking and says so.",
+    )
+    vector_timeout: float = Field(default=5.0, gt=0, description="Seconds before dense retrieval is cut.")
+    reranker_timeout: float = Field(default=10.0, gt=0, description="Seconds before reranking is skipped.")
     data_dir: Path = Field(
         default=Path(".rag"),
         description="Folder for caches (BM25 index) and the conversation database.",

@@ -23,4 +23,11 @@ class Context:
     )
     dense_weight: float = field(default=1.0, metadata={"description": "RRF weight of the dense (Qdrant) ranking."})
     bm25_weight: float = field(default=1.0, metadata={"description": "RRF weight of the BM25 ranking."})
+    rerank: bool = field(
+        default=True, metadata={"description": "Rerank with the cross-encoder when one is configured."}
+    )
+    rerank_candidates: int = field(default=30, metadata={"description": "Fused candidates the cross-encoder rescores."})
+    score_threshold: float = field(
+        default=0.0, metadata={"description": "Drop results whose 0..1 score is below this."}
+    )
     user_id: str = field(default="", metadata={"description": "Who asks; used to read a user profile from the store."})

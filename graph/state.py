@@ -7,6 +7,7 @@ question, and each answer is appended as an AIMessage.
 
 from __future__ import annotations
 
+import operator
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
@@ -19,6 +20,14 @@ class InputState(TypedDict, total=False):
     """The user's question or search query."""
     mode: Literal["qa", "search"]
     """``qa`` answers with citations; ``search`` returns ranked chunks."""
+    queries: list[str]
+    """Optional extra phrasings of the question, searched together (multi-query)."""
+    group_by_document: bool
+    """Search: one entry per document (best score, its matching chunks)."""
+    similar_to: str
+    """Search: documents similar to this document id (the question may then be empty)."""
+    debug: bool
+    """Add per-stage timings, the Qdrant filter and per-retriever ranks to the output."""
     filters: dict[str, Any]
     """Metadata filters (vault, tags, dates, source, language, ...)."""
     top_k: int
@@ -43,10 +52,34 @@ class OutputState(TypedDict, total=False):
     warnings: list[str]
     """Things the user should know (reranker skipped, no results, ...)."""
     cache_hit: bool
-    timings_ms: dict[str, float]
+    timings_ms: Annotated[dict[str, float], merge_dicts]
+    """Milliseconds per stage."""
+    total: int
+    """Number of results."""
+    debug_info: dict[str, Any]
+    """With ``debug``: collection, vector size, Qdrant filter, per-retriever ranks and scores."""
     messages: Annotated[list[AnyMessage], add_messages]
+
+
+def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Reducer for timings and debug info written by parallel nodes."""
+    return {**(left or {}), **(right or {})}
 
 
 class RAGState(InputState, OutputState, total=False):
     language: str
     """Detected language of the question (ja or en)."""
+    queries: list[str]
+    """Phrasings searched (multi-query search merges them keeping each chunk's best score)."""
+    dense_hits: list[list[dict[str, Any]]]
+    """Per query, the dense retriever's hits (point_id, score, payload)."""
+    bm25_hits: list[list[dict[str, Any]]]
+    """Per query, BM25's hits."""
+    retrievers: Annotated[list[str], operator.add]
+    """Retrievers that answered this run (dense, bm25)."""
+    candidates: list[dict[str, Any]]
+    """Fused hits, best first, before reranking."""
+    notes: Annotated[list[str], operator.add]
+    """Warnings collected by parallel nodes; copied to ``warnings`` at the end."""
+    trace: Annotated[dict[str, Any], merge_dicts]
+    """Debug details gathered on the way: filter as sent to Qdrant, collection, vector size."""

@@ -33,7 +33,7 @@ def sources_of(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def make(c: Components) -> Node:
     async def generate_answer(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
-        results = list(state.get("results") or [])
+        results = [r for r in state.get("results") or [] if "text" in r]
         bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
         ex = extract_answer(
             state.get("question") or "",

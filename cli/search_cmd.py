@@ -1,0 +1,242 @@
+"""``rag search`` / ``rag similar``: filters from options, output formats, the batch contract."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from components.errors import QueryError
+from components.factory import Components
+from graph.context import Context
+from graph.rag import build_rag_graph
+
+FORMATS = ("text", "json", "markdown", "brief", "citations")
+_WHERE = re.compile(r"^\s*([\w.\-]+)\s*(>=|<=|~=|=|>|<|:in=)\s*(.*?)\s*$")
+
+
+def parse_where(expr: str) -> dict[str, Any]:
+    """``key=value`` eq, ``key~=text`` contains, ``key:in=a,b`` any of, ``key>=3`` / ``<=`` / ``>`` / ``<`` range."""
+    m = _WHERE.match(expr)
+    if not m:
+        raise QueryError(f"cannot read --where {expr!r}: use key=value, key~=text, key:in=a,b or key>=number")
+    key, op, raw = m.groups()
+    if op == "=":
+        return {"key": key, "op": "eq", "value": _scalar(raw)}
+    if op == "~=":
+        return {"key": key, "op": "contains", "value": raw}
+    if op == ":in=":
+        return {"key": key, "op": "in", "value": [_scalar(v) for v in raw.split(",") if v.strip()]}
+    bound = {">=": "gte", "<=": "lte", ">": "gt", "<": "lt"}[op]
+    return {"key": key, "op": "range", bound: _scalar(raw)}
+
+
+def _scalar(raw: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(raw.lower(), raw)
+
+
+def build_filters(
+    *,
+    vault: list[str],
+    tag: list[str],
+    date_from: str | None,
+    date_to: str | None,
+    source: str | None,
+    source_prefix: str | None,
+    section: str | None,
+    lang: str | None,
+    doc_id: list[str],
+    where: list[str],
+) -> dict[str, Any]:
+    f: dict[str, Any] = {
+        "vaults": vault or None,
+        "tags": tag or None,
+        "created_from": date_from,
+        "created_to": date_to,
+        "source": source,
+        "source_prefix": source_prefix,
+        "section": section,
+        "language": lang,
+        "doc_ids": doc_id or None,
+        "where": [parse_where(w) for w in where],
+    }
+    return {k: v for k, v in f.items() if v not in (None, [])}
+
+
+async def run_search(graph: Any, payload: dict[str, Any], collection: str | None) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    out: dict[str, Any] = await graph.ainvoke(
+        {"mode": "search", **payload}, context=Context(collection=collection or "")
+    )
+    timings = dict(out.get("timings_ms") or {})
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    out["timings_ms"] = {k: round(v, 2) for k, v in timings.items()}
+    return out
+
+
+def search(c: Components, payload: dict[str, Any], collection: str | None) -> dict[str, Any]:
+    graph = build_rag_graph(c)
+    out = asyncio.run(run_search(graph, payload, collection))
+    report = {
+        "query": payload.get("question") or "",
+        "results": out.get("results") or [],
+        "total": out.get("total", 0),
+        "timings_ms": out.get("timings_ms"),
+        "filters": payload.get("filters") or {},
+        "warnings": out.get("warnings") or [],
+    }
+    if payload.get("similar_to"):
+        report["similar_to"] = payload["similar_to"]
+    if out.get("debug_info"):
+        report["debug"] = out["debug_info"]
+    return report
+
+
+# ---------------------------------------------------------------- formats
+def _flat(text: str, n: int = 300) -> str:
+    s = " ".join(text.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _section(r: dict[str, Any]) -> str:
+    return " > ".join(r.get("section_hierarchy") or []) or "unknown"
+
+
+def _chunks(report: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Chunk-level rows, whether or not the results are grouped by document."""
+    for r in report["results"]:
+        if "chunks" in r:
+            yield from r["chunks"]
+        else:
+            yield r
+
+
+def render(report: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(report, ensure_ascii=False, indent=2, default=str)
+    lines: list[str] = []
+    grouped = any("chunks" in r for r in report["results"])
+    if fmt == "text":
+        if grouped:
+            for g in report["results"]:
+                lines.append(
+                    f"Document [{g['rank']}]: Score {g['score']:.3f}  {g['title'] or 'unknown'}  ({g['source']})"
+                )
+                lines.extend(
+                    f"    chunk {r['chunk'] or 'unknown'}, score {r['score']:.3f}: {_flat(r['text'], 160)}"
+                    for r in g["chunks"]
+                )
+        for r in [] if grouped else report["results"]:
+            lines += [
+                f"Result [{r['rank']}]: Score {r['score']:.3f}",
+                f"  Content: {_flat(r['text'])}",
+                f"  Source: {r['source'] or 'unknown'}",
+                f"  Title: {r['title'] or 'unknown'}",
+                f"  Section: {_section(r)}",
+                f"  Chunk {r['chunk'] or 'unknown'}",
+                "",
+            ]
+    elif fmt == "markdown":
+        lines.append(f"## Search: {report['query'] or report.get('similar_to', '')}\n")
+        for r in _chunks(report):
+            lines += [
+                f"### {r['rank']}. {r['title'] or 'unknown'} — {_section(r)} (score {r['score']:.3f})",
+                "",
+                f"> {_flat(r['text'], 600)}",
+                "",
+                f"Source: `{r['source'] or 'unknown'}` · chunk {r['chunk'] or 'unknown'}"
+                + (f" · tags: {', '.join(r['tags'])}" if r.get("tags") else ""),
+                "",
+            ]
+    elif fmt == "brief":
+        lines += [
+            f"{r['rank']:>3}. {r['score']:.3f}  {r['title'] or 'unknown'} › {_section(r)}" for r in _chunks(report)
+        ]
+    elif fmt == "citations":
+        lines += [
+            f"[{i}] {r['title'] or 'unknown'}, {_section(r)}. {r['source'] or 'unknown'} "
+            f"(chunk {r['chunk'] or 'unknown'})"
+            for i, r in enumerate(_chunks(report), start=1)
+        ]
+    else:
+        raise QueryError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if not report["results"]:
+        lines.append("No results.")
+    lines += [f"warning: {w}" for w in report.get("warnings") or []]
+    if report.get("debug") and fmt != "json":
+        lines.append(_debug_text(report))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _debug_text(report: dict[str, Any]) -> str:
+    d = report["debug"]
+    out = [
+        "",
+        "debug:",
+        f"  collection {d.get('collection')}, vector size {d.get('vector_size')}, model {d.get('embedding_model')}",
+        f"  retrievers answered: {', '.join(d.get('retrievers') or []) or 'none'}",
+        f"  qdrant filter: {json.dumps(d.get('qdrant_filter'), ensure_ascii=False)}",
+        "  timings ms: " + ", ".join(f"{k} {v:.1f}" for k, v in (report.get("timings_ms") or {}).items()),
+    ]
+    for r in _chunks(report):
+        ranks = ", ".join(f"{k} #{v} ({r['retriever_scores'].get(k, 0):.3f})" for k, v in r["ranks"].items())
+        out.append(f"  [{r['rank']}] {r['chunk_id']}: {ranks or 'reranked'}")
+    return "\n".join(out)
+
+
+def save(report: dict[str, Any], data_dir: Path) -> Path:
+    folder = data_dir / "searches"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.json"
+    path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------- batch
+def batch(c: Components, queries_file: Path, *, k: int, filters: dict[str, Any], collection: str | None) -> int:
+    """The evaluation contract: one JSON line per query with up to k distinct documents."""
+    graph = build_rag_graph(c)
+    lines = queries_file.read_text(encoding="utf-8").splitlines()
+    count = 0
+
+    async def run_all() -> None:
+        nonlocal count
+        for n, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                q = json.loads(line)
+                qid, text = q["_id"], q["text"]
+            except (json.JSONDecodeError, KeyError, TypeError) as e:
+                raise QueryError(f"{queries_file}:{n}: expected a JSON object with _id and text ({e})") from e
+            out = await run_search(
+                graph,
+                {"question": text, "top_k": min(1000, max(50, 5 * k)), "filters": filters, "group_by_document": True},
+                collection,
+            )
+            docs = [
+                {
+                    "doc_id": g["doc_id"],
+                    "chunk_id": g["chunks"][0]["chunk_id"],
+                    "score": round(g["score"], 6),
+                    "rank": g["rank"],
+                }
+                for g in (out.get("results") or [])[:k]
+            ]
+            sys.stdout.write(json.dumps({"query_id": qid, "results": docs}, ensure_ascii=False) + "\n")
+            count += 1
+
+    asyncio.run(run_all())
+    sys.stdout.flush()
+    return count

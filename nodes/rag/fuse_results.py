@@ -1,0 +1,40 @@
+"""Reciprocal Rank Fusion of the dense and BM25 lists (and of several phrasings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.errors import ServiceUnavailable
+from components.factory import Components
+from components.retrieval import Hit, fuse, max_rrf
+from graph.context import Context
+from graph.state import RAGState
+from nodes.types import RAGNode as Node
+
+
+def make(c: Components) -> Node:
+    async def fuse_results(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        import time
+
+        ctx = runtime.context or Context()
+        t0 = time.perf_counter()
+        dense = [[Hit.from_dict(h) for h in q] for q in state.get("dense_hits") or []]
+        lexical = [[Hit.from_dict(h) for h in q] for q in state.get("bm25_hits") or []]
+        answered = sorted(set(state.get("retrievers") or []))
+        if not answered:
+            raise ServiceUnavailable("Neither the vector store nor BM25 answered; check `rag status` and try again.")
+        weights = {"dense": ctx.dense_weight, "bm25": ctx.bm25_weight}
+        fused = fuse(dense, lexical, k=ctx.rrf_k, weights=weights)
+        # 0..1: a chunk ranked first by every retriever that answered scores 1.0
+        top = max_rrf(ctx.rrf_k, weights, answered) or 1.0
+        candidates = []
+        for h in fused[: max(ctx.rerank_candidates, int(state.get("top_k") or ctx.top_k))]:
+            d = h.to_dict()
+            d["fused_score"] = h.score
+            d["score"] = min(1.0, h.score / top)
+            candidates.append(d)
+        return {"candidates": candidates, "timings_ms": {"fusion": (time.perf_counter() - t0) * 1000}}
+
+    return fuse_results

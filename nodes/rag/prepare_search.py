@@ -1,0 +1,72 @@
+"""Validate the request and settle what to search: phrasings, filters, collection."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.documents import detect_language
+from components.errors import QueryError, ServiceUnavailable
+from components.factory import Components
+from components.filters import SearchFilters
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag.common import question_of
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+def make(c: Components) -> Node:
+    async def prepare_search(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        question = question_of(state)
+        similar_to = (state.get("similar_to") or "").strip()
+        if not question and not similar_to:
+            raise QueryError("The query is empty: give some words to search for (or a human message).")
+        filters = SearchFilters.parse(state.get("filters"))
+        top_k = int(state.get("top_k") or ctx.top_k)
+        if not 1 <= top_k <= 1000:
+            raise QueryError(f"top_k must be between 1 and 1000, not {top_k}.")
+        queries = [q.strip() for q in [question, *(state.get("queries") or [])] if q and q.strip()]
+        index = c.index(ctx.collection or None)
+
+        def check() -> dict[str, Any]:
+            meta = index.metadata()  # raises CollectionNotFound with "run rag ingest"
+            index.check_model(meta, embedding_model=c.embedder.model_id)
+            # load the model here, so its first-use cost does not eat the vector store's timeout
+            c.embedder.warm_up()
+            return meta
+
+        notes: list[str] = []
+        try:
+            meta = await asyncio.to_thread(check)
+        except ServiceUnavailable as e:  # retrieval nodes fall back to BM25's cached index
+            log.warning("vector store unavailable: %s", e)
+            meta, notes = {}, [f"The vector store did not answer: {e}"]
+        return {
+            "notes": notes,
+            "question": question,
+            "queries": list(dict.fromkeys(queries)),
+            "top_k": top_k,
+            "filters": filters.model_dump(mode="json", exclude_defaults=True),
+            "language": detect_language(question) if question else "und",
+            "route": "vector_search",
+            "cache_hit": False,
+            "trace": {
+                "collection": index.collection,
+                "vector_size": meta.get("dim"),
+                "embedding_model": meta.get("embedding_model"),
+                "qdrant_filter": _filter_json(filters),
+            },
+        }
+
+    return prepare_search
+
+
+def _filter_json(filters: SearchFilters) -> Any:
+    q = filters.to_qdrant()
+    return q.model_dump(mode="json", exclude_none=True) if q is not None else None

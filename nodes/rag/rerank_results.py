@@ -1,0 +1,106 @@
+"""Cross-encoder rerank of the fused candidates, then the final ranked results.
+
+Without a configured cross-encoder (none ships on PyPI) or when it fails or times out, the
+fused order stands and the response says reranking was skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from langgraph.errors import NodeError
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from components.factory import Components
+from components.filters import SearchFilters
+from components.retrieval import explain_empty, group_by_document
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag.common import hit_to_result
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+NO_RERANKER = "Reranking skipped: no cross-encoder is configured (set RERANKER_MODEL to a local model folder)."
+
+
+def make(c: Components) -> Node:
+    async def rerank_results(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        candidates = list(state.get("candidates") or [])
+        notes: list[str] = []
+        timings: dict[str, float] = {}
+        reranker = c.reranker if ctx.rerank else None
+        if reranker is not None and candidates and state.get("question"):
+            t0 = time.perf_counter()
+            scores = await asyncio.to_thread(
+                reranker.rerank, state.get("question") or "", [h["payload"].get("text") or "" for h in candidates]
+            )
+            for h, s in zip(candidates, scores, strict=True):
+                h["scores"] = {**h["scores"], "rerank": s}
+                h["score"] = s
+            candidates.sort(key=lambda h: (-h["score"], h["point_id"]))
+            timings["rerank"] = (time.perf_counter() - t0) * 1000
+        elif ctx.rerank and reranker is None:
+            notes.append(NO_RERANKER)
+        return finish(c, state, ctx, candidates, notes, timings)
+
+    return rerank_results
+
+
+def finish(
+    c: Components,
+    state: RAGState,
+    ctx: Context,
+    candidates: list[dict[str, Any]],
+    notes: list[str],
+    timings: dict[str, float],
+) -> dict[str, Any]:
+    """Top-k results with metadata, threshold, grouping, empty-result reasons and debug info."""
+    top_k = int(state.get("top_k") or ctx.top_k)
+    kept = [h for h in candidates if h["score"] >= ctx.score_threshold]
+    if candidates and not kept:
+        notes.append(
+            f"All {len(candidates)} candidates scored below score_threshold={ctx.score_threshold}; "
+            f"lower it to see them (best was {candidates[0]['score']:.3f})."
+        )
+    results = [
+        hit_to_result(
+            i + 1, h["payload"], h["score"], ranks=h.get("ranks") or {}, retriever_scores=h.get("scores") or {}
+        )
+        for i, h in enumerate(kept[:top_k])
+    ]
+    if not results and candidates == [] and state.get("question"):
+        filters = SearchFilters.parse(state.get("filters"))
+        try:
+            notes.append("No results: " + explain_empty(c, filters, ctx.collection or None) + ".")
+        except Exception as e:  # explaining is a courtesy; never let it fail the search
+            log.warning("could not explain the empty result: %s", e)
+            notes.append("No results.")
+    if state.get("group_by_document"):
+        results = group_by_document(results)
+    all_notes = [*(state.get("notes") or []), *notes]
+    out: dict[str, Any] = {"results": results, "total": len(results), "warnings": all_notes, "timings_ms": timings}
+    if state.get("debug"):
+        out["debug_info"] = {**(state.get("trace") or {}), "retrievers": sorted(set(state.get("retrievers") or []))}
+    return out
+
+
+def rerank_failed(state: RAGState, error: NodeError) -> Command[Any]:
+    """Cross-encoder broken or slow: keep the fused order."""
+    log.warning("reranker failed (%s: %s); keeping the fused order", type(error.error).__name__, error.error)
+    return Command(
+        goto="rerank_skipped",
+        update={"notes": [f"Reranking skipped: the cross-encoder failed ({type(error.error).__name__})."]},
+    )
+
+
+def make_skipped(c: Components) -> Node:
+    async def rerank_skipped(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        """The fused order, finished as the reranker would have (after it failed)."""
+        return finish(c, state, runtime.context or Context(), list(state.get("candidates") or []), [], {})
+
+    return rerank_skipped

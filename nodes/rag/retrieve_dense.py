@@ -1,0 +1,77 @@
+"""Dense retrieval in Qdrant; on failure or timeout the run goes on with BM25 alone."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from langgraph.errors import NodeError
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from components.factory import Components
+from components.filters import SearchFilters
+from components.retrieval import dense_search, similar_vector
+from graph.context import Context
+from graph.state import RAGState
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+def make(c: Components) -> Node:
+    async def retrieve_dense(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        filters = SearchFilters.parse(state.get("filters"))
+        limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
+        collection = ctx.collection or None
+        similar_to = state.get("similar_to")
+        if similar_to:
+            hits, timings = await asyncio.to_thread(_similar, c, similar_to, filters, limit, collection)
+        else:
+            hits, timings = await asyncio.to_thread(
+                dense_search, c, list(state.get("queries") or []), filters, limit=limit, collection=collection
+            )
+        return {"dense_hits": [[h.to_dict() for h in q] for q in hits], "retrievers": ["dense"], "timings_ms": timings}
+
+    return retrieve_dense
+
+
+def _similar(c: Components, doc_id: str, filters: SearchFilters, limit: int, collection: str | None) -> Any:
+    import time
+
+    from qdrant_client import models
+
+    from components.retrieval import Hit
+
+    t0 = time.perf_counter()
+    vec = similar_vector(c, doc_id, collection)
+    if vec is None:
+        from components.errors import QueryError
+
+        raise QueryError(f"Document {doc_id!r} is not in the index; `rag search` shows document ids.")
+    qf = filters.to_qdrant() or models.Filter()
+    qf.must_not = [
+        *(qf.must_not or []),  # type: ignore[list-item]
+        models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id)),
+    ]
+    points = c.index(collection).search(vec, limit=limit, query_filter=qf)
+    hits = [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
+    return [hits], {"dense": (time.perf_counter() - t0) * 1000}
+
+
+def dense_failed(state: RAGState, error: NodeError) -> Command[Any]:
+    """Vector store down or slow: continue with BM25 only, and say so."""
+    from components.errors import QueryError
+
+    if isinstance(error.error, QueryError):
+        raise error.error
+    log.warning("dense retrieval failed (%s: %s); continuing with BM25 only", type(error.error).__name__, error.error)
+    return Command(
+        goto="fuse_results",
+        update={
+            "dense_hits": [],
+            "notes": [f"Dense retrieval was unavailable ({type(error.error).__name__}); results come from BM25 only."],
+        },
+    )

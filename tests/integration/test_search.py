@@ -1,0 +1,211 @@
+"""Search through the real graph: filters on both retrievers, formats, debug, errors, fallbacks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli import search_cmd
+from components.errors import CollectionNotFound, QueryError
+from components.factory import Components
+from components.filters import SearchFilters
+from components.retrieval import bm25_search, dense_search
+from components.settings import Settings
+from graph.context import Context
+from graph.rag import build_rag_graph
+from tests.conftest import SAMPLE_VAULTS
+from tests.integration.helpers import ingest
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = tmp_path_factory.mktemp("search")
+    shutil.copytree(SAMPLE_VAULTS, root / "vaults")
+    settings = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
+    c = Components(settings)
+    out = ingest(c, root / "vaults")
+    assert out["failures"] == []
+    yield c, root / "vaults"
+    c.close()
+
+
+def run(c: Components, **payload: Any) -> dict[str, Any]:
+    ctx = payload.pop("context", Context())
+    out: dict[str, Any] = asyncio.run(build_rag_graph(c).ainvoke({"mode": "search", **payload}, context=ctx))
+    return out
+
+
+FILTERS = [
+    {"vaults": ["life"]},
+    {"tags": ["料理", "和食"]},
+    {"created_from": "2025-01-01", "created_to": "2025-12-31"},
+    {"source_prefix": "VAULT/research/papers"},
+    {"section": "Watering rule"},
+    {"language": "ja"},
+    {"where": [{"key": "format", "op": "eq", "value": "markdown"}, {"key": "title", "op": "contains", "value": "BM"}]},
+    {"where": [{"key": "chunk_index", "op": "range", "gte": 1, "lt": 3}]},
+    {"where": [{"key": "tags", "op": "in", "value": ["rag", "running"]}]},
+    {"where": [{"key": "created", "op": "range", "gte": "2025-06-01"}]},
+]
+
+
+@pytest.mark.parametrize("raw", FILTERS, ids=lambda f: ",".join(f))
+def test_each_filter_admits_the_same_chunks_on_both_sides(indexed: Any, raw: dict[str, Any]) -> None:
+    c, vaults = indexed
+    raw = json.loads(json.dumps(raw).replace("VAULT", str(vaults)))
+    f = SearchFilters.parse(raw)
+    in_qdrant = {str(p.id) for p in c.index().scroll(scroll_filter=f.to_qdrant())}
+    bm = c.bm25()
+    in_bm25 = {bm.point_ids[i] for i, p in enumerate(bm.payloads) if f.matches(p)}
+    assert in_qdrant == in_bm25
+    assert 0 < len(in_qdrant) < bm.size  # the filter does something
+    dense, _ = dense_search(c, ["料理 search water"], f, limit=50)
+    lexical, _, _ = bm25_search(c, ["料理 search water BM25 味噌"], f, limit=50)
+    assert {h.point_id for h in dense[0]} <= in_qdrant
+    assert {h.point_id for h in lexical[0]} <= in_qdrant
+    out = run(c, question="味噌 water BM25 search", filters=raw, top_k=10)
+    admitted_chunks = {p["chunk_id"] for i, p in enumerate(bm.payloads) if bm.point_ids[i] in in_qdrant}
+    assert out["results"] and {r["chunk_id"] for r in out["results"]} <= admitted_chunks
+
+
+def test_results_carry_metadata_and_scores(indexed: Any) -> None:
+    c, _ = indexed
+    out = run(c, question="When should I water the monstera?", top_k=3)
+    assert out["total"] == 3
+    best = out["results"][0]
+    assert best["title"] == "Monstera Care" and best["section_hierarchy"][-1] == "Watering rule"
+    assert (
+        best["vault"] == "life"
+        and best["language"] == "en"
+        and best["chunk"].endswith(f"of {best['chunk'].split()[-1]}")
+    )
+    assert 0 < out["results"][-1]["score"] <= best["score"] <= 1.0
+    assert set(best["ranks"]) <= {"dense", "bm25"} and best["retriever_scores"]
+    assert any("Reranking skipped" in w for w in out["warnings"])
+    again = run(c, question="When should I water the monstera?", top_k=3)
+    assert [r["chunk_id"] for r in again["results"]] == [r["chunk_id"] for r in out["results"]]
+
+
+def test_japanese_query_finds_the_japanese_note(indexed: Any) -> None:
+    c, _ = indexed
+    out = run(c, question="味噌を入れるタイミング", top_k=5)
+    assert out["results"][0]["title"] == "味噌汁"
+    assert "3. 味噌を溶く" in {r["section_hierarchy"][-1] for r in out["results"]}
+
+
+def test_filter_that_empties_the_result_is_named(indexed: Any) -> None:
+    c, _ = indexed
+    out = run(c, question="味噌", filters={"tags": ["no-such-tag"]})
+    assert out["results"] == [] and any("no chunk matches the filter tag 'no-such-tag'" in w for w in out["warnings"])
+    out = run(c, question="味噌", filters={"vaults": ["research"], "tags": ["料理"]})
+    assert any("together they match nothing" in w for w in out["warnings"])
+
+
+def test_group_by_document_multi_query_and_similar(indexed: Any) -> None:
+    c, _ = indexed
+    grouped = run(c, question="BM25 parameters", top_k=10, group_by_document=True)["results"]
+    assert len({g["doc_id"] for g in grouped}) == len(grouped)
+    assert all(g["score"] == max(ch["score"] for ch in g["chunks"]) for g in grouped)
+    single = run(c, question="monstera watering", top_k=5)["results"]
+    multi = run(c, question="monstera watering", queries=["味噌汁の作り方"], top_k=10)["results"]
+    assert {r["title"] for r in single} < {r["title"] for r in multi} and "味噌汁" in {r["title"] for r in multi}
+    source_doc = single[0]["doc_id"]
+    similar = run(c, similar_to=source_doc, top_k=3, group_by_document=True)["results"]
+    assert similar and source_doc not in {g["doc_id"] for g in similar}
+
+
+def test_debug_output(indexed: Any) -> None:
+    c, _ = indexed
+    out = run(c, question="RRF k", filters={"vaults": ["research"]}, debug=True, top_k=2)
+    d = out["debug_info"]
+    assert d["collection"] == "rag" and d["vector_size"] == 384 and d["retrievers"] == ["bm25", "dense"]
+    assert d["qdrant_filter"]["must"][0]["key"] == "vault"
+    assert {"query_embedding", "dense", "bm25", "fusion"} <= set(out["timings_ms"])
+
+
+def test_errors_are_clear(indexed: Any, tmp_path: Path) -> None:
+    c, _ = indexed
+    with pytest.raises(QueryError, match="empty"):
+        run(c, question="   ")
+    with pytest.raises(QueryError, match="Allowed keys"):
+        run(c, question="x", filters={"folder": "a"})
+    with pytest.raises(CollectionNotFound, match="rag ingest"):
+        run(c, question="x", context=Context(collection="missing"))
+
+
+def test_vector_store_failure_falls_back_to_bm25(indexed: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    c, _ = indexed
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionError("qdrant unreachable")
+
+    monkeypatch.setattr(type(c.index()), "search", down)
+    out = run(c, question="monstera watering", top_k=3)
+    assert out["results"] and all(set(r["ranks"]) == {"bm25"} for r in out["results"])
+    assert any("BM25 only" in w for w in out["warnings"])
+
+
+def test_slow_vector_store_is_cut_at_the_timeout(indexed: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    c, _ = indexed
+    fast = Components(c.settings.model_copy(update={"vector_timeout": 0.3}), embedder=c.embedder)
+    fast._indexes, fast._bm25 = c._indexes, c._bm25  # same store and caches, shorter timeout
+    original = type(c.index()).search
+    release, finished = threading.Event(), threading.Event()
+
+    def slow(self: Any, *args: Any, **kwargs: Any) -> Any:
+        release.wait(30)  # hangs until the test lets it go
+        finished.set()
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(c.index()), "search", slow)
+
+    async def ask() -> dict[str, Any]:
+        out: dict[str, Any] = await build_rag_graph(fast).ainvoke(
+            {"mode": "search", "question": "monstera watering", "top_k": 3}
+        )
+        assert not finished.is_set()  # the answer came while the vector store still hung
+        release.set()
+        return out
+
+    out = asyncio.run(ask())
+    assert any("NodeTimeoutError" in w for w in out["warnings"])
+    assert out["results"] and all(set(r["ranks"]) == {"bm25"} for r in out["results"])
+
+
+def test_bm25_failure_falls_back_to_dense(indexed: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    c, _ = indexed
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("bm25 cache corrupt")
+
+    monkeypatch.setattr(Components, "bm25", broken)
+    out = run(c, question="monstera watering", top_k=3)
+    assert out["results"] and all(set(r["ranks"]) == {"dense"} for r in out["results"])
+    assert any("dense retrieval only" in w for w in out["warnings"])
+
+
+@pytest.mark.parametrize("fmt", search_cmd.FORMATS)
+def test_every_format_renders(indexed: Any, fmt: str) -> None:
+    c, _ = indexed
+    report = search_cmd.search(c, {"question": "monstera watering", "top_k": 2, "debug": True}, None)
+    text = search_cmd.render(report, fmt)
+    first = report["results"][0]
+    expected = {
+        "text": f"Result [1]: Score {first['score']:.3f}",
+        "markdown": "### 1. Monstera Care — Watering rule",
+        "brief": "  1. ",
+        "citations": "[1] Monstera Care, Watering rule.",
+    }
+    if fmt == "json":
+        assert json.loads(text)["results"][0]["chunk_id"] == first["chunk_id"]
+    else:
+        assert expected[fmt] in text and "debug:" in text
