@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.output import console, fail, print_json
+from cli.output import console, err_console, fail, print_json
 from components.errors import RAGError
 
 app = typer.Typer(
@@ -115,7 +115,7 @@ def search(
     from cli import search_cmd
 
     fmt = "json" if as_json else fmt
-    machine = fmt == "json" or batch_file is not None
+    machine = fmt == "json" and batch_file is None  # batch: stdout is the JSONL stream, errors go to stderr
     if fmt not in search_cmd.FORMATS:
         fail(f"unknown --format {fmt!r}; use one of {', '.join(search_cmd.FORMATS)}", code=2)
     try:
@@ -133,7 +133,7 @@ def search(
         )
         if batch_file is not None:
             if not batch_file.exists():
-                fail(f"--batch file {batch_file} does not exist", as_json=True, code=2)
+                fail(f"--batch file {batch_file} does not exist", code=2)
             search_cmd.batch(_components(), batch_file, k=k, filters=filters, collection=collection)
             return
         if not query.strip():
@@ -156,7 +156,7 @@ def search(
     text = search_cmd.render(report, fmt)
     if save:
         path = search_cmd.save(report, c.settings.data_dir)
-        console.print(f"saved to {path}", highlight=False) if not machine else None
+        err_console.print(f"saved to {path}", highlight=False)
     if output is not None:
         output.write_text(text, encoding="utf-8")
     elif machine:

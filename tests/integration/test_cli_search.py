@@ -1,0 +1,77 @@
+"""`rag search` as evaluation harnesses and people call it: batch contract, formats, errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLE_VAULTS
+from tests.integration.test_cli_ingest import env_for
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cli-search")
+    shutil.copytree(SAMPLE_VAULTS / "life", root / "life")
+    rag(root, "ingest", str(root / "life"), "--json")
+    return root
+
+
+def rag(home: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli", *args], env=env_for(home), cwd=home, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == code, proc.stderr + proc.stdout
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+def test_batch_contract(home: Path) -> None:
+    queries = home / "queries.jsonl"
+    queries.write_text(
+        '{"_id": "q1", "text": "monstera watering"}\n{"_id": "q2", "text": "味噌汁の作り方"}\n', encoding="utf-8"
+    )
+    lines = [json.loads(x) for x in rag(home, "search", "--batch", str(queries), "-k", "3").stdout.splitlines()]
+    assert [x["query_id"] for x in lines] == ["q1", "q2"]
+    for x in lines:
+        docs = [r["doc_id"] for r in x["results"]]
+        assert len(docs) == 3 == len(set(docs))
+        assert [r["rank"] for r in x["results"]] == [1, 2, 3]
+        assert set(x["results"][0]) == {"doc_id", "chunk_id", "score", "rank"}
+    assert lines[0]["results"][0]["doc_id"].endswith("Monstera Care.md")
+    assert lines[1]["results"][0]["doc_id"].endswith("味噌汁.md")
+
+
+def test_bad_batch_line_is_reported(home: Path) -> None:
+    queries = home / "bad.jsonl"
+    queries.write_text('{"text": "no id"}\n', encoding="utf-8")
+    proc = rag(home, "search", "--batch", str(queries), code=1)
+    assert "bad.jsonl:1: expected a JSON object with _id and text" in " ".join(proc.stderr.split())
+
+
+def test_json_format_filters_and_output_file(home: Path) -> None:
+    out = json.loads(rag(home, "search", "dashi", "--tag", "料理", "--lang", "ja", "--json").stdout)
+    assert out["results"] and all("料理" in r["tags"] and r["language"] == "ja" for r in out["results"])
+    assert out["filters"] == {"tags": ["料理"], "language": "ja"} and "total" in out["timings_ms"]
+    target = home / "out.md"
+    rag(home, "search", "monstera", "--format", "markdown", "--output", str(target))
+    assert target.read_text(encoding="utf-8").startswith("## Search: monstera")
+
+
+def test_empty_query_and_bad_filter(home: Path) -> None:
+    assert "the query is empty" in rag(home, "search", "  ", code=2).stderr
+    err = " ".join(rag(home, "search", "x", "--from", "2025-13-01", code=1).stderr.split())
+    assert "Invalid filters: created_from" in err
+
+
+def test_similar_documents_exclude_the_source(home: Path) -> None:
+    first = json.loads(rag(home, "search", "monstera", "-k", "1", "--json").stdout)["results"][0]["doc_id"]
+    out = json.loads(rag(home, "similar", first, "--format", "json").stdout)
+    assert out["results"] and first not in {g["doc_id"] for g in out["results"]}
