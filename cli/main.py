@@ -6,17 +6,17 @@ import asyncio
 import atexit
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from cli.output import console, err_console, fail, print_json
+from cli.output import console, emit, err_console, fail, print_json
 from components.errors import RAGError
 
 app = typer.Typer(
-    add_completion=False, pretty_exceptions_enable=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Agentic RAG over your notes, papers and web pages (Japanese and English).",
 )
@@ -81,8 +81,6 @@ def _run_graph(payload: dict[str, Any], collection: str | None) -> dict[str, Any
     graph = build_rag_graph(_components())
     out: dict[str, Any] = asyncio.run(graph.ainvoke(payload, context=Context(collection=collection or "")))
     return out
-
-
 
 
 @app.command()
@@ -159,10 +157,8 @@ def search(
         err_console.print(f"saved to {path}", highlight=False)
     if output is not None:
         output.write_text(text, encoding="utf-8")
-    elif machine:
-        sys.stdout.write(text)
     else:
-        console.print(text, highlight=False, markup=False, end="")
+        emit(text)
 
 
 @app.command()
@@ -181,11 +177,7 @@ def similar(
         )
     except RAGError as e:
         fail(str(e), as_json=fmt == "json")
-    text = search_cmd.render(report, fmt)
-    if fmt == "json":
-        sys.stdout.write(text)
-    else:
-        console.print(text, highlight=False, markup=False, end="")
+    emit(search_cmd.render(report, fmt))
 
 
 @app.command()

@@ -17,6 +17,12 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+def emit(text: str) -> None:
+    """Pre-formatted output as is: no re-wrapping, so pipes and files get whole lines."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def fail(message: str, *, as_json: bool = False, code: int = 1) -> None:
     """Report an error the way the caller asked for, then exit non-zero (no stack trace)."""
     if as_json:
