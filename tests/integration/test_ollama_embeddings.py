@@ -88,3 +88,22 @@ def test_cli_reports_unreachable_ollama_without_a_traceback(tmp_path: Path) -> N
     err = json.loads(proc.stdout)["error"]
     assert "http://127.0.0.1:9" in err and "Check that the server runs" in err
     assert "Traceback" not in proc.stderr
+
+
+def test_search_falls_back_to_bm25_when_the_embedding_server_dies(settings: Settings, tmp_path: Path) -> None:
+    import asyncio
+
+    from graph.rag import build_rag_graph
+
+    folder = notes(tmp_path / "notes", 3)
+    with ollama_server() as (url, _):
+        c = Components(ollama_settings(settings, url))
+        ingest(c, folder)
+        c.bm25()  # built while everything is up
+    try:  # the server is gone now
+        out = asyncio.run(build_rag_graph(c).ainvoke({"mode": "search", "question": "word1 shared text"}))
+        assert out["results"][0]["title"] == "Note 1"
+        assert all(set(r["ranks"]) == {"bm25"} for r in out["results"])
+        assert any("BM25 only" in w for w in out["warnings"])
+    finally:
+        c.close()

@@ -209,3 +209,10 @@ def test_every_format_renders(indexed: Any, fmt: str) -> None:
         assert json.loads(text)["results"][0]["chunk_id"] == first["chunk_id"]
     else:
         assert expected[fmt] in text and "debug:" in text
+
+
+def test_score_threshold_that_drops_everything_is_explained(indexed: Any) -> None:
+    c, _ = indexed
+    out = run(c, question="monstera watering", context=Context(score_threshold=1.01))
+    assert out["results"] == []
+    assert any("scored below score_threshold=1.01" in w for w in out["warnings"])
