@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
 from langgraph.types import Command
+from qdrant_client import models
 
+from components.errors import QueryError
 from components.factory import Components
 from components.filters import SearchFilters
-from components.retrieval import dense_search, similar_vector
+from components.retrieval import Hit, dense_search, similar_vector
 from graph.context import Context
 from graph.state import RAGState
 from nodes.types import RAGNode as Node
@@ -39,23 +42,13 @@ def make(c: Components) -> Node:
 
 
 def _similar(c: Components, doc_id: str, filters: SearchFilters, limit: int, collection: str | None) -> Any:
-    import time
-
-    from qdrant_client import models
-
-    from components.retrieval import Hit
-
+    """Chunks closest to the mean vector of ``doc_id``'s chunks, the document itself excluded."""
     t0 = time.perf_counter()
     vec = similar_vector(c, doc_id, collection)
     if vec is None:
-        from components.errors import QueryError
-
         raise QueryError(f"Document {doc_id!r} is not in the index; `rag search` shows document ids.")
     qf = filters.to_qdrant() or models.Filter()
-    qf.must_not = [
-        *(qf.must_not or []),  # type: ignore[list-item]
-        models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id)),
-    ]
+    qf.must_not = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
     points = c.index(collection).search(vec, limit=limit, query_filter=qf)
     hits = [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
     return [hits], {"dense": (time.perf_counter() - t0) * 1000}
@@ -63,8 +56,6 @@ def _similar(c: Components, doc_id: str, filters: SearchFilters, limit: int, col
 
 def dense_failed(state: RAGState, error: NodeError) -> Command[Any]:
     """Vector store down or slow: continue with BM25 only, and say so."""
-    from components.errors import QueryError
-
     if isinstance(error.error, QueryError):
         raise error.error
     log.warning("dense retrieval failed (%s: %s); continuing with BM25 only", type(error.error).__name__, error.error)
