@@ -17,7 +17,7 @@ import logging
 import os
 import pickle
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,12 +93,12 @@ class BM25Index:
     def idf(self) -> dict[str, float]:
         return dict(self._bm25.idf) if self._bm25 else {}
 
-    def scores(self, query_tokens: Iterable[str]) -> dict[int, float]:
-        """Chunk index -> BM25 score, for chunks holding at least one query term."""
-        if self._bm25 is None:
-            return {}
+    def _accumulate(self, query_tokens: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of every chunk (zeros where no term matched) and the chunks that matched."""
         total = np.zeros(self.size)
         touched = np.zeros(self.size, dtype=bool)
+        if self._bm25 is None:
+            return total, touched
         k1 = self.k1
         for term in query_tokens:
             hit = self._postings.get(term)
@@ -108,17 +108,42 @@ class BM25Index:
             idf = self._bm25.idf.get(term, 0.0)
             total[ix] += idf * tf * (k1 + 1.0) / (tf + self._norm[ix])
             touched[ix] = True
-        nz = np.flatnonzero(touched)
-        return {int(i): float(total[i]) for i in nz}
+        return total, touched
 
-    def search(
-        self, query_tokens: list[str], *, limit: int = 10, allowed: Callable[[int], bool] | None = None
-    ) -> list[BM25Hit]:
-        """Top chunks by BM25; ``allowed`` filters chunk indexes (the query's payload filter)."""
-        scored = self.scores(query_tokens)
-        items = [(s, i) for i, s in scored.items() if allowed is None or allowed(i)]
-        items.sort(key=lambda x: (-x[0], self.point_ids[x[1]]))
-        return [BM25Hit(self.point_ids[i], i, s) for s, i in items[:limit]]
+    def scores(self, query_tokens: Iterable[str]) -> dict[int, float]:
+        """Chunk index -> BM25 score, for chunks holding at least one query term."""
+        total, touched = self._accumulate(query_tokens)
+        return {int(i): float(total[i]) for i in np.flatnonzero(touched)}
+
+    def search(self, query_tokens: list[str], *, limit: int = 10, allowed: np.ndarray | None = None) -> list[BM25Hit]:
+        """Top chunks by BM25, ties broken by point id; ``allowed`` is a boolean mask (the filter).
+
+        Selection stays in numpy (partition, then sort only the few survivors): with common
+        terms most chunks match, and a Python sort over all of them dominated at 100k chunks.
+        """
+        total, touched = self._accumulate(query_tokens)
+        if allowed is not None:
+            touched &= allowed
+        cand = np.flatnonzero(touched)
+        if cand.size == 0 or limit <= 0:
+            return []
+        neg = -total[cand]
+        if cand.size > limit:
+            cut = np.partition(neg, limit - 1)[limit - 1]
+            keep = neg <= cut  # the top ``limit`` and anything tied with the last of them
+            cand, neg = cand[keep], neg[keep]
+        order = np.lexsort((self._id_rank[cand], neg))[:limit]
+        return [BM25Hit(self.point_ids[i], int(i), float(total[i])) for i in cand[order]]
+
+    @property
+    def _id_rank(self) -> np.ndarray:
+        """Position of each chunk's point id in sorted order, for deterministic tie-breaks."""
+        rank = self.__dict__.get("_id_rank_cache")
+        if rank is None or len(rank) != self.size:
+            rank = np.empty(self.size, dtype=np.int64)
+            rank[np.argsort(np.asarray(self.point_ids, dtype=object))] = np.arange(self.size)
+            self.__dict__["_id_rank_cache"] = rank
+        return rank
 
 
 def cache_path(data_dir: Path, collection: str, location: str) -> Path:

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from components.factory import Components
 from components.filters import SearchFilters
 from components.fusion import rrf
@@ -77,8 +79,7 @@ def bm25_search(
     bm = c.bm25(collection)
     allowed = None
     if not filters.is_empty():
-        admitted = {i for i, p in enumerate(bm.payloads) if filters.matches(p)}
-        allowed = admitted.__contains__
+        allowed = np.fromiter((filters.matches(p) for p in bm.payloads), dtype=bool, count=bm.size)
     out = []
     for q in queries:
         hits = bm.search(c.tokenizer(q), limit=limit, allowed=allowed)

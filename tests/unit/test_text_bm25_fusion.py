@@ -38,7 +38,17 @@ def test_postings_scores_equal_rank_bm25() -> None:
             assert got.get(i, 0.0) == pytest.approx(score, abs=1e-9)
     hits = index.search(t("味噌"), limit=2)
     assert [h.point_id for h in hits] == ["p5", "p1"]
-    assert index.search(t("味噌"), limit=5, allowed=lambda i: i != 5)[0].point_id == "p1"
+    mask = np.ones(len(corpus), dtype=bool)
+    mask[5] = False
+    assert index.search(t("味噌"), limit=5, allowed=mask)[0].point_id == "p1"
+
+
+def test_search_breaks_ties_by_point_id_and_keeps_the_top() -> None:
+    docs = [["a"], ["a"], ["a", "b"], ["a"], ["c"]]
+    index = BM25Index(["p4", "p0", "p9", "p2", "p7"], ["d"] * 5, docs)
+    assert [h.point_id for h in index.search(["a", "b"], limit=10)] == ["p9", "p0", "p2", "p4"]
+    assert [h.point_id for h in index.search(["a"], limit=2)] == ["p0", "p2"]
+    assert index.search(["zzz"], limit=3) == []
 
 
 def test_cache_is_reused_only_for_the_same_version_and_tokenizer(tmp_path) -> None:  # type: ignore[no-untyped-def]
