@@ -103,9 +103,7 @@ class SearchFilters(BaseModel):
                 + (f" (got {err['input']!r})" if err.get("type") != "extra_forbidden" else "")
                 for err in e.errors()
             )
-            raise QueryError(
-                f"Invalid filters: {problems}. Allowed keys: {', '.join(cls.model_fields)}."
-            ) from None
+            raise QueryError(f"Invalid filters: {problems}. Allowed keys: {', '.join(cls.model_fields)}.") from None
 
     def is_empty(self) -> bool:
         return not self.conditions()

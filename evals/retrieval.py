@@ -132,6 +132,7 @@ def hit_docs(hits: Sequence[Hit], k: int) -> list[str]:
 
 
 def latency_stats(ms: Sequence[float]) -> dict[str, float]:
+    """p50, p95 and mean in ms, and the sample count."""
     a = np.asarray(ms, dtype=np.float64)
     if a.size == 0:
         return {"p50": 0.0, "p95": 0.0, "mean": 0.0, "n": 0}
@@ -291,12 +292,13 @@ def timed_run(
     return run, ms
 
 
-def mode_result(run: dict[str, list[str]], ms: list[float], ds: BeirDataset) -> dict[str, Any]:
+def mode_result(run: dict[str, list[str]], ms: list[float], ds: BeirDataset, load: float) -> dict[str, Any]:
     depth = [len(v) for v in run.values()]
     return {
         **evaluate(run, ds.qrels),
         "latency_ms": latency_stats(ms),
         "mean_documents_ranked": float(np.mean(depth)) if depth else 0.0,
+        "loadavg_1m_after": load,
     }
 
 
@@ -307,7 +309,7 @@ def quality(
     with progress_bar(opts.progress) as progress:
         for mode, runner in runners.items():
             run, ms = timed_run(runner, queries, progress, mode)
-            results[mode] = mode_result(run, ms, ds)
+            results[mode] = mode_result(run, ms, ds, os.getloadavg()[0])
             log.info(
                 "%s: nDCG@10 %.3f, p50 %.1f ms", mode, results[mode]["ndcg@10"], results[mode]["latency_ms"]["p50"]
             )
@@ -411,7 +413,7 @@ def scaling_at(
         with progress_bar(opts.progress) as progress:
             for mode, runner in runners.items():
                 _, ms = timed_run(runner, queries, progress, f"{mode} @ {n}")
-                latency[mode] = latency_stats(ms)
+                latency[mode] = {**latency_stats(ms), "loadavg_1m_after": os.getloadavg()[0]}
     finally:
         c.close()
     log.info("scale %d: %s", n, {m: round(v["p50"], 1) for m, v in latency.items()})
@@ -446,6 +448,9 @@ def notes(opts: Options) -> list[str]:
         "langchain: EnsembleRetriever(weights=[0.5, 0.5], c=60, id_key='_id') over BM25Retriever "
         "(default preprocessing: str.split) and QdrantVectorStore on the same collection and embedder.",
         "qdrant-client local mode searches by brute force (no HNSW index).",
+        "loadavg_1m_after: the 1-minute load average after each timed pass. This process alone keeps it "
+        "near 2 (torch and BLAS use 2 threads); clearly more means other work shared the CPUs and the "
+        "latencies of that pass are inflated.",
     ]
 
 
