@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from qdrant_client import QdrantClient, models
 from threadpoolctl import threadpool_limits
 
@@ -207,7 +208,10 @@ class QdrantIndex:
                 "create_collection",
                 self.client.create_collection,
                 self.collection,
-                vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+                # every embedder returns unit vectors, so the dot product is the cosine; COSINE would
+                # make qdrant-client local mode re-normalise all stored vectors on every query
+                # (~100 ms per query at 100k chunks, against ~8 ms for DOT); a server ranks the same
+                vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.DOT)},
                 metadata=meta,
             )
             if not self.is_local:
@@ -283,6 +287,22 @@ class QdrantIndex:
                 cur[0] = "mixed"
         return {k: DocState(v[0], v[1], v[2], v[3]) for k, v in acc.items()}
 
+    def chunks_by_parent(self, parent_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Payloads of every chunk of the given parent sections, ordered by parent then chunk index.
+
+        The query graph expands the chunks it found to their whole sections; one filtered
+        scroll fetches all the sections' chunks in a single round trip (``parent_id`` is a
+        keyword index on a server).
+        """
+        wanted = list(dict.fromkeys(p for p in parent_ids if p))
+        if not wanted:
+            return []
+        flt = models.Filter(must=[models.FieldCondition(key="parent_id", match=models.MatchAny(any=wanted))])
+        rank = {p: i for i, p in enumerate(wanted)}
+        out = [dict(p.payload or {}) for p in self.scroll(scroll_filter=flt, batch=256)]
+        out.sort(key=lambda pl: (rank.get(str(pl.get("parent_id")), len(rank)), int(pl.get("chunk_index", 0))))
+        return out
+
     # ------------------------------------------------------------------ writes
     def write(self, items: Sequence[tuple[str, list[dict[str, Any]], Sequence[Sequence[float]]]]) -> None:
         """Write several documents in one request: each one's new chunks, then its leftovers out.
@@ -297,11 +317,12 @@ class QdrantIndex:
         for doc_id, payloads, vectors in items:
             if not payloads:
                 continue
+            # unit length, so that the collection's dot product is the cosine (see ensure)
+            unit = np.asarray(vectors, dtype=np.float64)
+            unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
             points = [
-                models.PointStruct(
-                    id=point_id(doc_id, int(pl["chunk_index"])), vector={DENSE: list(map(float, v))}, payload=pl
-                )
-                for pl, v in zip(payloads, vectors, strict=True)
+                models.PointStruct(id=point_id(doc_id, int(pl["chunk_index"])), vector={DENSE: v.tolist()}, payload=pl)
+                for pl, v in zip(payloads, unit, strict=True)
             ]
             ops.append(models.UpsertOperation(upsert=models.PointsList(points=points)))
             deletes.append(
