@@ -83,12 +83,15 @@ def build_baseline(
     bm = c.bm25(collection)  # the chunks exactly as stored, with their point ids
     t0 = time.perf_counter()
     bm25 = bm25_cls.from_documents(chunk_documents(bm.point_ids, bm.payloads), k=k)
+    client = c.index(collection).client
+    vectors = client.get_collection(collection).config.params.vectors
     store = QdrantVectorStore(
-        client=c.index(collection).client,
+        client=client,
         collection_name=collection,
         embedding=c.embedder,
         vector_name=DENSE,
         content_payload_key="text",
+        distance=vectors[DENSE].distance,  # type: ignore[index]  # the collection's own (DOT for ours)
     )
     ensemble = ensemble_cls(
         retrievers=[bm25, store.as_retriever(search_kwargs={"k": k})], weights=list(weights), id_key=ID_KEY
