@@ -37,3 +37,43 @@ class StoreLocked(RAGError):
 
 class ServiceUnavailable(RAGError):
     """An external service (vector store, LLM, embeddings server) did not answer."""
+
+
+class WebSearchUnauthorized(ConfigurationError):
+    """The web search provider refused the API key (HTTP 401/403): a setting to fix, not an outage."""
+
+
+class CircuitOpen(ServiceUnavailable):
+    """A service failed repeatedly and its circuit breaker is open: calls fail fast until a trial call is due.
+
+    Failing fast spares every run the timeout of a service that is known to be down; callers take
+    their fallback path at once.
+    """
+
+    def __init__(self, message: str, *, service: str, retry_in: float) -> None:
+        super().__init__(message)
+        self.service = service
+        self.retry_in = retry_in
+
+
+class LLMError(RAGError):
+    """An LLM call failed in a way a retry may fix: HTTP 5xx, a read timeout, output that does not fit the schema.
+
+    ``kind`` names the failure (``server_error``, ``timeout``, ``invalid_output``, ...) for logs and retry rules.
+    """
+
+    def __init__(self, message: str, *, kind: str = "error") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class LLMUnavailable(ServiceUnavailable):
+    """No LLM can answer now: none configured, the server unreachable, the model missing, or its breaker open.
+
+    Retrying at once would not help; the graph takes its non-LLM path (extractive answer) instead.
+    ``kind`` is ``not_configured``, ``connection``, ``model_missing`` or ``circuit_open``.
+    """
+
+    def __init__(self, message: str, *, kind: str = "connection") -> None:
+        super().__init__(message)
+        self.kind = kind

@@ -1,26 +1,34 @@
-"""A small HTTP server that speaks Ollama's API, so tests exercise the real langchain-ollama client.
+"""A small HTTP server that speaks Ollama's API, so tests exercise the real ollama / langchain-ollama clients.
 
-It answers ``/api/version``, ``/api/tags``, ``/api/show`` and ``/api/embed`` (deterministic
-vectors derived from the text's words, so similar texts get similar vectors), and can be told
-to be slow or to fail with HTTP 500 for the next N requests. Chat endpoints are added by the
-tests that need them through ``chat_handler``.
+It answers ``/api/version``, ``/api/tags``, ``/api/show``, ``/api/embed`` (deterministic vectors
+derived from the text's words, so similar texts get similar vectors) and ``/api/chat``
+(non-streaming JSON or streaming NDJSON, shaped like ``ollama._types.ChatResponse``). The chat
+reply comes from ``Behaviour.chat_handler``; by default it echoes the last user message. The
+server can be told to be slow (every request, or only chat, or between streamed tokens) or to
+fail with an HTTP error for the next N requests.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 
 DIM = 64
+
+ChatHandler = Callable[[dict[str, Any]], str | dict[str, Any]]
 
 
 def fake_embedding(text: str, dim: int = DIM) -> list[float]:
@@ -33,27 +41,73 @@ def fake_embedding(text: str, dim: int = DIM) -> list[float]:
     return (v / n if n else v).tolist()  # type: ignore[no-any-return]
 
 
+def echo_handler(payload: dict[str, Any]) -> str:
+    """Default chat reply: repeats the last user message, so a test can see what the model was sent."""
+    users = [m.get("content", "") for m in payload.get("messages", []) if m.get("role") == "user"]
+    return f"echo: {users[-1] if users else ''}"
+
+
+def split_tokens(text: str) -> list[str]:
+    """Word-sized pieces that concatenate back to ``text`` (whitespace kept on the preceding token)."""
+    return re.findall(r"\s*\S+\s*|\s+", text) or [""]
+
+
 @dataclass
 class Behaviour:
+    """What the server does; tests mutate it while the server runs.
+
+    ``chat_handler(payload)`` returns the assistant content (str) or a dict that is sent as its
+    JSON text (handy when the request carries a JSON schema in ``format``).
+    """
+
     delay: float = 0.0
+    """Seconds every request waits before it is answered."""
+    chat_delay: float = 0.0
+    """Extra seconds ``/api/chat`` waits before the first byte (a model that is slow to start)."""
+    token_delay: float = 0.0
+    """Seconds between streamed chat chunks."""
     fail_next: int = 0
+    """The next N requests (any endpoint) are answered with ``fail_status``."""
+    fail_status: int = 500
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    chat_handler: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    chat_handler: ChatHandler | None = None
     models: list[str] = field(default_factory=lambda: ["fake-embed", "fake-chat"])
 
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """Payloads of the ``/api/chat`` requests received so far (failed ones included)."""
+        return [p for path, p in self.requests if path == "/api/chat"]
 
-def _handler(b: Behaviour) -> type[BaseHTTPRequestHandler]:
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive and chunked streams, as Ollama's Go server does
+
+        def setup(self) -> None:
+            super().setup()
+            open_connections.add(self.connection)
+
+        def finish(self) -> None:
+            open_connections.discard(self.connection)
+            super().finish()
+
         def log_message(self, *args: Any) -> None:  # keep test output clean
             pass
 
         def _send(self, code: int, body: dict[str, Any]) -> None:
             data = json.dumps(body).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test): nothing to answer
 
         def _gate(self, payload: dict[str, Any]) -> bool:
             b.requests.append((self.path, payload))
@@ -61,7 +115,7 @@ def _handler(b: Behaviour) -> type[BaseHTTPRequestHandler]:
                 time.sleep(b.delay)
             if b.fail_next > 0:
                 b.fail_next -= 1
-                self._send(500, {"error": "simulated server error"})
+                self._send(b.fail_status, {"error": "simulated server error"})
                 return False
             return True
 
@@ -71,7 +125,7 @@ def _handler(b: Behaviour) -> type[BaseHTTPRequestHandler]:
             if self.path == "/api/version":
                 self._send(200, {"version": "0.12.0-fake"})
             elif self.path == "/api/tags":
-                self._send(200, {"models": [{"name": m, "model": m} for m in b.models]})
+                self._send(200, {"models": [_model_entry(m) for m in b.models]})
             else:
                 self._send(404, {"error": "not found"})
 
@@ -85,24 +139,96 @@ def _handler(b: Behaviour) -> type[BaseHTTPRequestHandler]:
                 texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
                 self._send(200, {"model": payload.get("model"), "embeddings": [fake_embedding(t) for t in texts]})
             elif self.path == "/api/show":
-                self._send(200, {"modelfile": "", "details": {"family": "fake"}, "capabilities": ["completion"]})
-            elif self.path == "/api/chat" and b.chat_handler is not None:
-                self._send(200, b.chat_handler(payload))
+                self._send(
+                    200,
+                    {
+                        "modelfile": "",
+                        "parameters": "",
+                        "template": "{{ .Prompt }}",
+                        "details": {"family": "fake", "format": "gguf", "parameter_size": "1B"},
+                        "model_info": {},
+                        "capabilities": ["completion"],
+                    },
+                )
+            elif self.path == "/api/chat":
+                self._chat(payload)
             else:
                 self._send(404, {"error": f"model or endpoint not found: {self.path}"})
 
+        def _chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+
+        def _chat(self, payload: dict[str, Any]) -> None:
+            model = payload.get("model") or ""
+            if model not in b.models:
+                self._send(404, {"error": f"model '{model}' not found"})
+                return
+            if b.chat_delay:
+                time.sleep(b.chat_delay)
+            reply = (b.chat_handler or echo_handler)(payload)
+            content = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+            tokens = split_tokens(content)
+            counts = {
+                "total_duration": 1_000_000,
+                "load_duration": 1_000,
+                "prompt_eval_count": sum(len(str(m.get("content", "")).split()) for m in payload.get("messages", [])),
+                "prompt_eval_duration": 1_000,
+                "eval_count": len(tokens),
+                "eval_duration": 1_000,
+            }
+            if not payload.get("stream", True):
+                message = {"role": "assistant", "content": content}
+                self._send(200, {"model": model, "created_at": _now(), "message": message, "done": True,
+                                 "done_reason": "stop", **counts})  # fmt: skip
+                return
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-ndjson")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for tok in tokens:
+                    line = {"model": model, "created_at": _now(), "message": {"role": "assistant", "content": tok},
+                            "done": False}  # fmt: skip
+                    self._chunk((json.dumps(line, ensure_ascii=False) + "\n").encode())
+                    if b.token_delay:
+                        time.sleep(b.token_delay)
+                final = {"model": model, "created_at": _now(), "message": {"role": "assistant", "content": ""},
+                         "done": True, "done_reason": "stop", **counts}  # fmt: skip
+                self._chunk((json.dumps(final) + "\n").encode())
+                self._chunk(b"")  # end of the chunked body
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
     return Handler
+
+
+def _model_entry(name: str) -> dict[str, Any]:
+    """One ``/api/tags`` entry shaped like ``ollama._types.ListResponse.Model``."""
+    return {
+        "name": name,
+        "model": name,
+        "modified_at": "2025-01-01T00:00:00Z",
+        "size": 1_000_000,
+        "digest": hashlib.sha256(name.encode()).hexdigest(),
+        "details": {"format": "gguf", "family": "fake", "parameter_size": "1B", "quantization_level": "Q4_0"},
+    }
 
 
 @contextmanager
 def ollama_server(behaviour: Behaviour | None = None) -> Iterator[tuple[str, Behaviour]]:
     """Start the server on a free loopback port; yields (base_url, behaviour)."""
     b = behaviour or Behaviour()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(b))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    connections: set[socket.socket] = set()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(b, connections))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", b
     finally:
         server.shutdown()
         server.server_close()
+        # a stopped server must look dead to clients holding keep-alive connections too
+        for conn in list(connections):
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)

@@ -1,0 +1,304 @@
+"""Chat models per role (router, rewriter, grader, generator), called through the "llm" circuit breaker.
+
+The graph never talks to Ollama directly: nodes ask :class:`ChatModels` for a plain answer
+(:meth:`ChatModels.generate`, streamed token by token to LangGraph's ``stream_mode="messages"``)
+or a typed verdict (:meth:`ChatModels.structured`, never streamed as answer tokens). Every
+failure is turned into one of two errors so that nodes need only two rules:
+
+* :class:`~components.errors.LLMUnavailable`: no LLM can answer now (not configured, server
+  unreachable, model not pulled, breaker open). Retrying is pointless; take the non-LLM path.
+* :class:`~components.errors.LLMError`: this call failed (HTTP 5xx, read timeout, output that does
+  not fit the schema). A retry may succeed.
+
+Any LangChain chat model can be injected per role (``models=``), which is how tests script the
+LLM and how Python users plug in another provider; without injection the models are
+langchain-ollama ``ChatOllama`` clients pointed at ``OLLAMA_BASE_URL``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal, TypeVar, get_args
+
+import httpx
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import RunnableConfig, ensure_config
+from langchain_ollama import ChatOllama
+from langgraph.constants import TAG_NOSTREAM  # the tag that keeps a model's tokens out of stream_mode="messages"
+from ollama import ResponseError
+from pydantic import BaseModel, ValidationError
+
+from components.breaker import Breakers, ServiceBreaker
+from components.errors import CircuitOpen, LLMError, LLMUnavailable
+from components.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+Role = Literal["router", "rewriter", "grader", "generator"]
+ROLES: tuple[Role, ...] = get_args(Role)
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds to open a connection: a reachable Ollama accepts at once; waiting the full LLM timeout
+on a dead host would only delay the fallback."""
+
+_DETERMINISTIC_ROLES: frozenset[Role] = frozenset({"router", "grader"})
+"""Roles whose verdicts steer the graph: temperature 0 so the same question takes the same path."""
+
+
+class ChatModels:
+    """Chat model per role, built lazily, cached, and called through the "llm" breaker.
+
+    ``models`` maps a role (or an Ollama model name) to any LangChain chat model; an injected
+    model is used even when ``LLM_MODEL`` is empty. Roles without an injected model use
+    ``ChatOllama`` with the role's model name from the settings (``LLM_MODEL_<ROLE>``, else
+    ``LLM_MODEL``); a per-call ``override`` names another Ollama model (e.g. from the run's Context).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        breakers: Breakers,
+        models: Mapping[str, BaseChatModel] | None = None,
+    ) -> None:
+        self._settings = settings
+        self._breaker: ServiceBreaker = breakers.get("llm")
+        self._injected: dict[str, BaseChatModel] = dict(models or {})
+        # ChatOllama's async httpx client keeps connections bound to the event loop that opened them;
+        # reused from another loop (a second asyncio.run in the CLI or tests) it fails with
+        # "Event loop is closed". Clients are therefore cached per running loop.
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], BaseChatModel]]
+        self._by_loop = weakref.WeakKeyDictionary()
+        self._no_loop: dict[tuple[str, str], BaseChatModel] = {}
+        self._lock = threading.Lock()
+
+    # -- which model -----------------------------------------------------------------------
+
+    def _injected_for(self, role: Role, override: str) -> BaseChatModel | None:
+        if override:
+            return self._injected.get(override)
+        return self._injected.get(role) or self._injected.get(self._configured_name(role))
+
+    def _configured_name(self, role: Role) -> str:
+        if role not in ROLES:
+            raise ValueError(f"unknown LLM role {role!r}; expected one of {', '.join(ROLES)}")
+        per_role: str = getattr(self._settings, f"llm_model_{role}")
+        return per_role or self._settings.llm_model
+
+    def model_name(self, role: Role, override: str = "") -> str:
+        """Name of the model a call for ``role`` would use ("" when none): for logs, status and answers."""
+        if override:
+            return override
+        if (model := self._injected.get(role)) is not None:
+            return _label(model)
+        return self._configured_name(role)
+
+    def configured(self, role: Role, override: str = "") -> bool:
+        """Whether ``role`` has a model at all (injected, overridden or set in the settings)."""
+        return bool(self.model_name(role, override))
+
+    def available(self, role: Role, override: str = "") -> bool:
+        """Configured and the "llm" breaker lets calls through: nodes use it to skip straight to fallbacks."""
+        return self.configured(role, override) and self._breaker.allow()
+
+    def get(self, role: Role, override: str = "") -> BaseChatModel:
+        """The chat model for ``role``; raises :class:`LLMUnavailable` when none is configured."""
+        injected = self._injected_for(role, override)
+        if injected is not None:
+            return injected
+        name = self.model_name(role, override)
+        if not name:
+            raise LLMUnavailable(
+                f"No LLM configured: set LLM_MODEL (an Ollama model, e.g. qwen2.5:7b-instruct, pulled with "
+                f"`ollama pull`) or LLM_MODEL_{role.upper()}, and OLLAMA_BASE_URL if Ollama is not on "
+                f"localhost:11434. Without one, answers are extractive.",
+                kind="not_configured",
+            )
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        with self._lock:
+            cache = self._no_loop if loop is None else self._by_loop.setdefault(loop, {})
+            model = cache.get((role, name))
+            if model is None:
+                model = self._ollama(role, name)
+                cache[(role, name)] = model
+            return model
+
+    def _ollama(self, role: Role, name: str) -> ChatOllama:
+        s = self._settings
+        timeout = httpx.Timeout(s.llm_timeout, connect=min(CONNECT_TIMEOUT, s.llm_timeout))
+        kwargs: dict[str, Any] = {}
+        if role in _DETERMINISTIC_ROLES:
+            kwargs["temperature"] = 0.0
+        # the httpx timeout bounds the wait for each piece of the answer (first token, next token),
+        # so a stalled server is cut at LLM_TIMEOUT while a long answer that keeps streaming is not
+        return ChatOllama(model=name, base_url=s.ollama_base_url, client_kwargs={"timeout": timeout}, **kwargs)
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def generate(
+        self,
+        role: Role,
+        messages: list[BaseMessage],
+        *,
+        override: str = "",
+        config: RunnableConfig | None = None,
+    ) -> AIMessage:
+        """A plain-text answer. Inside a node, pass the node's ``config`` so its tokens stream to clients."""
+        model = self.get(role, override)
+
+        async def call() -> AIMessage:
+            out = await model.ainvoke(messages, config=config)
+            if not isinstance(out, AIMessage):
+                raise LLMError(f"the {role} model returned {type(out).__name__}, not a message", kind="invalid_output")
+            return out
+
+        return await self._call(role, override, call)
+
+    async def structured(
+        self,
+        role: Role,
+        schema: type[T],
+        messages: list[BaseMessage],
+        *,
+        override: str = "",
+        config: RunnableConfig | None = None,
+    ) -> T:
+        """A typed verdict (Pydantic ``schema``), constrained by Ollama's ``format`` = the JSON schema.
+
+        The call is tagged ``nostream`` so a grader's JSON never shows up as answer tokens in
+        ``stream_mode="messages"``.
+        """
+        model = self.get(role, override)
+        if isinstance(model, ChatOllama):
+            runnable = model.with_structured_output(schema, method="json_schema")
+        else:
+            runnable = model.with_structured_output(schema)
+        cfg = ensure_config(config)  # inherits the node's callbacks and tags when config is None
+        cfg["tags"] = [*(cfg.get("tags") or []), TAG_NOSTREAM]
+
+        async def call() -> T:
+            out = await runnable.ainvoke(messages, config=cfg)
+            if isinstance(out, dict):  # models that return the parsed JSON rather than the instance
+                out = schema.model_validate(out)
+            if not isinstance(out, schema):
+                raise LLMError(
+                    f"the {role} model returned {type(out).__name__}, not {schema.__name__}", kind="invalid_output"
+                )
+            return out
+
+        return await self._call(role, override, call)
+
+    async def _call(self, role: Role, override: str, call: Callable[[], Awaitable[R]]) -> R:
+        """Run one model call through the breaker, turning every failure into LLMError or LLMUnavailable."""
+        name = self.model_name(role, override)
+        started = time.perf_counter()
+        try:
+            self._breaker.acquire()
+        except CircuitOpen as exc:
+            logger.warning("LLM call skipped: kind=circuit_open role=%s model=%s: %s", role, name, exc)
+            raise LLMUnavailable(str(exc), kind="circuit_open") from exc
+        try:
+            result = await call()
+        except (LLMError, LLMUnavailable) as exc:
+            self._breaker.failure(exc)
+            self._log(exc, role, name, started)
+            raise
+        except Exception as exc:
+            mapped = self._classify(exc, role, name)
+            if mapped is None:  # not the service's fault (a bug, bad input): no verdict on its health
+                self._breaker.release()
+                logger.error(
+                    "LLM call failed: kind=unexpected role=%s model=%s elapsed=%.2fs error=%r",
+                    role,
+                    name,
+                    time.perf_counter() - started,
+                    exc,
+                )
+                raise
+            self._breaker.failure(mapped)
+            self._log(mapped, role, name, started)
+            raise mapped from exc
+        except BaseException:
+            self._breaker.release()  # cancelled (e.g. the node's timeout): says nothing about the server
+            raise
+        self._breaker.success()
+        return result
+
+    def _log(self, exc: LLMError | LLMUnavailable, role: Role, name: str, started: float) -> None:
+        logger.warning(
+            "LLM call failed: kind=%s role=%s model=%s elapsed=%.2fs: %s",
+            exc.kind,
+            role,
+            name,
+            time.perf_counter() - started,
+            exc,
+        )
+
+    def _classify(self, exc: Exception, role: Role, name: str) -> LLMError | LLMUnavailable | None:
+        """Map a client exception to LLMUnavailable (stop trying) or LLMError (retryable); None if not the LLM's."""
+        url = self._settings.ollama_base_url
+        if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+            return LLMError(
+                f"The {role} model {name} did not answer within {self._settings.llm_timeout:g} s "
+                f"(LLM_TIMEOUT) at {url}; a retry may succeed, or raise LLM_TIMEOUT for a slow machine.",
+                kind="timeout",
+            )
+        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError)):
+            return LLMUnavailable(
+                f"Cannot reach Ollama at {url} for the {role} model {name} ({type(exc).__name__}: {exc}). "
+                f"Check that the server runs (`ollama serve`) and OLLAMA_BASE_URL is right; "
+                f"answers are extractive until it is back.",
+                kind="connection",
+            )
+        if isinstance(exc, ResponseError):
+            if exc.status_code == 404:
+                return LLMUnavailable(
+                    f"Ollama at {url} does not have the model {name}: run `ollama pull {name}` "
+                    f"or set LLM_MODEL to a model it has ({exc.error}).",
+                    kind="model_missing",
+                )
+            kind = "server_error" if exc.status_code >= 500 or exc.status_code == -1 else "bad_request"
+            return LLMError(
+                f"Ollama at {url} failed the {role} call to {name} (HTTP {exc.status_code}: {exc.error}); "
+                f"a retry may succeed, the Ollama server log says why.",
+                kind=kind,
+            )
+        if isinstance(exc, (OutputParserException, ValidationError, json.JSONDecodeError)):
+            return LLMError(
+                f"The {role} model {name} answered with output that does not fit the expected schema: "
+                f"{str(exc).splitlines()[0][:300]}",
+                kind="invalid_output",
+            )
+        if isinstance(exc, httpx.HTTPError):  # the connection broke mid-answer, bad chunking, ...
+            return LLMError(
+                f"The connection to Ollama at {url} failed during the {role} call to {name} "
+                f"({type(exc).__name__}: {exc}); a retry may succeed.",
+                kind="transport",
+            )
+        return None
+
+
+def _label(model: BaseChatModel) -> str:
+    """A readable name for an injected model: its ``model`` / ``model_name`` field, else its LangChain type."""
+    for attr in ("model", "model_name"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return model._llm_type
+
+
+__all__ = ["ROLES", "TAG_NOSTREAM", "ChatModels", "LLMError", "LLMUnavailable", "Role"]
