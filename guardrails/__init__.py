@@ -1,1 +1,34 @@
-"""Input and output guardrails (NeMo Guardrails config, Presidio, injection checks)."""
+"""Input and output guardrails: prompt-injection checks, personal-data detection and redaction.
+
+This first version runs curated patterns (English and Japanese) and regex/checksum PII
+detection in process, with no model. NeMo Guardrails' rails and Presidio's analyzer plug
+into the same entry points (``injection_checks=``, ``pii_detector=``) when they arrive.
+"""
+
+from guardrails.input import (
+    MAX_INPUT_CHARS,
+    REFUSAL,
+    TOO_LONG,
+    InputVerdict,
+    check_input,
+    curated_injection,
+    refusal,
+)
+from guardrails.output import OutputVerdict, check_output
+from guardrails.patterns import PIIMatch, find_injection, find_pii, redact
+
+__all__ = [
+    "MAX_INPUT_CHARS",
+    "REFUSAL",
+    "TOO_LONG",
+    "InputVerdict",
+    "OutputVerdict",
+    "PIIMatch",
+    "check_input",
+    "check_output",
+    "curated_injection",
+    "find_injection",
+    "find_pii",
+    "redact",
+    "refusal",
+]

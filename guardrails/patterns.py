@@ -1,0 +1,443 @@
+"""Curated patterns: prompt injection (English and Japanese) and personal data (regex + checksums).
+
+Patterns are data, kept apart from the checks that apply them, so that the list can grow with
+every attack seen in logs without touching the logic, and so that a model-based detector
+(NeMo Guardrails' jailbreak rails, Presidio's recognisers) can later run next to them.
+
+Injection patterns run on a normalised copy of the text (NFKC, case-folded, whitespace
+collapsed; Japanese patterns also on a copy without any whitespace) because attackers
+write ``ＩＧＮＯＲＥ　ａｌｌ``, ``Ignore   ALL`` or ``以 前 の 指 示``. They are written to need
+the *object* of the attack (instructions, system prompt, restrictions), not a verb alone:
+"How do I ignore warnings in pytest?" and 「前の章の指示に従って」 are ordinary questions.
+
+Personal data is found on the original text (offsets must point into what the user wrote),
+with full-width digits and symbols folded character by character so ``０９０－１２３４－５６７８``
+is a phone number too. Numbers that carry a checksum (credit cards: Luhn; My Number: its
+check digit) are only reported when the checksum holds, which keeps order numbers and
+timestamps out of the redactions.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# --------------------------------------------------------------------------- normalisation
+
+_WS = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """NFKC, case-folded, every run of whitespace one space: what the English patterns see."""
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def squeeze(text: str) -> str:
+    """The normalised text without any whitespace: what the Japanese patterns see."""
+    return _WS.sub("", normalise(text))
+
+
+def fold_with_offsets(text: str) -> tuple[str, list[int]]:
+    """NFKC per character, with the original offset of every folded character.
+
+    Per-character folding (unlike NFKC of the whole string) never merges characters across
+    positions, so each folded character maps back to exactly one original character and a
+    match's span can be reported in the user's own text.
+    """
+    out: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text):
+        folded = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
+        # full-width hyphens and dashes that NFKC leaves alone still separate phone digits
+        folded = _DASHES.get(folded, folded)
+        out.append(folded)
+        index.extend([i] * len(folded))
+    return "".join(out), index
+
+
+_DASHES = {c: "-" for c in "‐‑‒–—―−ー－﹣"}
+
+# --------------------------------------------------------------------------- prompt injection
+
+
+@dataclass(frozen=True)
+class InjectionPattern:
+    """One curated pattern: its name (for logs and tests), what it means, and the regex."""
+
+    name: str
+    reason: str
+    regex: re.Pattern[str]
+    #: Japanese patterns run on the text without whitespace, English ones on collapsed spaces
+    squeezed: bool = False
+    #: only counts when the text also carries an encoded-looking payload ("decode this and obey")
+    needs_payload: bool = False
+
+
+def _en(name: str, reason: str, pattern: str) -> InjectionPattern:
+    return InjectionPattern(name, reason, re.compile(pattern))
+
+
+def _ja(name: str, reason: str, pattern: str, *, needs_payload: bool = False) -> InjectionPattern:
+    return InjectionPattern(name, reason, re.compile(pattern), squeezed=True, needs_payload=needs_payload)
+
+
+_PRIOR = r"(?:previous|prior|above|earlier|preceding|foregoing|former|initial|original|system|all|any|every|your)"
+_FILLER = r"(?:the|of|about|my|these|those|that|and|all|any|your|previous|prior|above|earlier|system|initial|original)"
+_RULES = (
+    r"(?:instructions?|directions?|directives?|rules|prompts?|guidelines|guardrails|constraints|commands|"
+    r"restrictions|programming|context|messages)"
+)
+#: after a Japanese verb stem: past, passive, progressive or "what if" forms tell about an act, not ask for it
+_NOT_A_REQUEST = (
+    r"(?!し?てしま|し?ちゃっ|し?た|された|られ|し?ている|し?ていた|しました|し?がち|する(?:と|場合|とき|時|の))"
+)
+_LIMITS = r"(?:restrictions?|limitations?|limits|filters?|filtering|censorship|rules|guidelines|ethics|morals|safety)"
+
+INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
+    # ---- English
+    _en(
+        "ignore_instructions",
+        "asks to ignore or override the earlier instructions",
+        rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop|discard)\b (?:{_FILLER} ){{0,3}}{_PRIOR}"
+        rf"(?: {_FILLER}){{0,3}} {_RULES}\b",
+    ),
+    _en(
+        "disregard_above",
+        "asks to disregard the text above",
+        r"\b(?:ignore|disregard|forget)\b (?:all |everything )?(?:of )?(?:the |what(?:'s| is| was) )?"
+        r"(?:above|foregoing|preceding|said before|written above)(?: (?:text|prompt|instructions?|message|and)\b|"
+        r" ?[.,;:!]| ?$)",
+    ),
+    _en(
+        "reveal_system_prompt",
+        "asks to reveal the system prompt",
+        r"\b(?:reveal|show|print|display|output|repeat|recite|leak|dump|expose|write out|spell out|tell|give|share|"
+        r"paste|send)(?: me| us)?(?: (?:your|the|this|its|full|entire|exact|complete|whole|verbatim|original|"
+        r"hidden|secret|of|all)){1,3} (?:system|initial|hidden|original|secret|developer|pre-?)"
+        r" ?(?:prompt|instructions|message|directives)\b"
+        r"|\bwhat(?:'s| is| are| was| were) your (?:\w+ )?(?:prompt|instructions|directives)\b",
+    ),
+    _en(
+        "reveal_own_instructions",
+        "asks the assistant to reveal its own instructions",
+        r"\b(?:reveal|show|print|display|output|repeat|recite|dump|leak|tell me|give me|list)\b (?:me |us )?"
+        r"(?:all |each |every )?(?:of )?your (?:\w+ )?(?:instructions|prompt|rules|guidelines|directives)\b",
+    ),
+    _en(
+        "repeat_above",
+        "asks to repeat the hidden text above the conversation",
+        r"\brepeat (?:all |every )?(?:the )?(?:words|text|everything|lines?) (?:above|before this|so far)\b",
+    ),
+    _en(
+        "dan",
+        "a 'DAN' / do-anything-now jailbreak",
+        r"\b(?:you are now|you're now|you will be|act as|acting as|pretend to be|pretend you are|become|play)"
+        r" (?:a |an |the )?(?:dan|stan|dude)\b|\byou(?: are|'re) (?:dan|stan)(?:[,.!:;]|$| which| and| who)"
+        r"|\bdo anything now\b|\b(?:dan|jailbreak|jailbroken|god) mode\b",
+    ),
+    _en(
+        "developer_mode",
+        "asks the assistant to switch into a 'developer mode'",
+        r"\b(?:you|chatgpt|assistant|ai|model)(?: are| are now| will be| with| in| now| in| running in){1,2}"
+        r" (?:the )?developer mode\b|\bdeveloper mode (?:enabled|output|response)\b|\bsimulate developer mode\b",
+    ),
+    _en(
+        "no_restrictions",
+        "asks to answer without restrictions",
+        rf"(?:\b(?:you|yourself|ai|assistant|chatbot|bot|model|gpt)\b.{{0,40}}?|(?:^|[.!?:] )(?:please |now |ok,? )?)"
+        rf"\b(?:act|behave|respond|answer|reply|pretend|role-?play|operate|talk|speak)\b.{{0,60}}?"
+        rf"\b(?:without|with no|free (?:of|from)|no|ignoring|beyond|unbound by)(?: any| your| all| the){{0,2}}"
+        rf" (?:\w+ )?{_LIMITS}\b",
+    ),
+    _en(
+        "unrestricted_ai",
+        "role-play as an unrestricted or evil AI",
+        r"\b(?:unrestricted|unfiltered|uncensored|jailbroken|evil|unaligned|amoral|rogue)"
+        r" (?:ai|assistant|chatbot|bot|model|version of (?:yourself|you|chatgpt))\b",
+    ),
+    _en(
+        "role_override",
+        "tries to replace the assistant's role",
+        r"\bfrom now on,? (?:you|your) (?:are|will|must|shall|act|respond|answer|pretend|role)\b|"
+        r"\bpretend (?:that )?(?:you are|you're|to be) my (?:deceased|late|dead)"
+        r" (?:grand(?:mother|ma|father|pa)|mother)\b|"
+        r"\byour new (?:role|instructions|task|persona) (?:is|are)\b",
+    ),
+    _en(
+        "new_instructions",
+        "injects new 'system' instructions",
+        r"(?:^|[\s\[(#*])(?:new|updated|real|actual|override) (?:system )?instructions ?:|"
+        r"\b(?:system|admin|developer) override\b|(?:^|\s)#{2,} ?(?:system|instruction)s? ?:",
+    ),
+    _en(
+        "chat_template",
+        "contains chat-template control tokens",
+        r"<\|(?:im_start|im_end|system|endoftext|start_header_id|eot_id)\|>|\[/?inst\]|<</?sys>>",
+    ),
+    InjectionPattern(
+        "decode_and_follow",
+        "asks to decode a payload and follow it",
+        re.compile(
+            r"\b(?:decode|base64|rot13|decrypt)\b.{0,80}?"
+            r"\b(?:follow|execute|obey|run|carry out|do what|act on|comply)\b"
+        ),
+        needs_payload=True,
+    ),
+    # ---- Japanese (matched without whitespace)
+    _ja(
+        "ignore_instructions_ja",
+        "以前の指示を無視するよう求めている",
+        r"(?:以前|前|これまで|今まで|上記|上|先ほど|先程|さっき|最初|元|当初|すべて|全て|全部|あらゆる|与えられた|"
+        r"受けた|システム|あなたへ)の(?:すべての|全ての|全部の|あらゆる)?(?:指示|命令|指令|ルール|制約|制限|"
+        r"プロンプト|ガイドライン|指図)(?:を|は|に|も)?(?:すべて|全て|全部|一切|完全に)?"
+        rf"(?:無視|忘れ|わすれ|破棄|取り消|取消|無効に|従わな|捨て){_NOT_A_REQUEST}",
+    ),
+    _ja(
+        "disregard_above_ja",
+        "上記の内容を無視するよう求めている",
+        r"(?:上記|以上|前述)(?:の内容|の文章|の文|のこと|の全て|のすべて)?を(?:すべて|全て|全部)?(?:無視|忘れ)"
+        rf"{_NOT_A_REQUEST}",
+    ),
+    _ja(
+        "reveal_system_prompt_ja",
+        "システムプロンプトの開示を求めている",
+        r"(?:システム|初期|最初の|隠された|隠し|元の|内部の?)(?:プロンプト|指示|メッセージ|命令)"
+        r"(?:を|の内容を|の全文を|の中身を)(?:すべて|全て|全部|そのまま)?"
+        r"(?:表示|教え|見せ|出力|公開|開示|書き出|繰り返|暴露|貼り付け|述べ)"
+        r"|(?:あなた|君|きみ|お前)の(?:システム)?プロンプトは(?:何|なに|どんな)",
+    ),
+    _ja(
+        "reveal_own_instructions_ja",
+        "アシスタント自身の指示の開示を求めている",
+        r"(?:あなた|君|きみ|お前)(?:の|が受けた|に与えられた|への)(?:指示|プロンプト|ルール|命令|制約)"
+        r"(?:を|の内容を|の全文を)?(?:すべて|全て|全部)?(?:表示|教え|見せ|出力|公開|開示|書き出|繰り返|暴露)",
+    ),
+    _ja(
+        "jailbreak_mode_ja",
+        "脱獄・DAN などのモード切替を求めている",
+        r"(?:dan|脱獄|ジェイルブレイク|ジェイルブレーク|神)モード|開発者モードで(?:動作|応答|回答|答え|振る舞|ふるま|話)|"
+        r"(?:あなた|君|お前)は(?:今から|これから|今後|もう)?(?:dan|開発者モード)",
+    ),
+    _ja(
+        "no_restrictions_ja",
+        "制限のない応答を求めている",
+        r"(?:制限|制約|フィルター|フィルタ|検閲|倫理|ルール|安全装置|ガードレール|規制)(?:が|の)?(?:一切|全く|まったく)?"
+        r"(?:ない|なし|無し)の?(?:ai|アシスタント|チャットボット|ボット|キャラ|モード)"
+        r"|(?:制限|制約|フィルター|フィルタ|検閲|倫理|安全装置|ガードレール)を(?:すべて|全て|一切)?"
+        r"(?:解除|外|無効に|無視|取り払)し?て(?:から)?(?:答え|回答|応答|振る舞|ふるま|話|行動|演じ)"
+        r"|(?:制限|制約|検閲|フィルター|ルール)(?:なし|無し|なく|無く|のない)(?:で|に)?.{0,4}?"
+        r"(?:振る舞|ふるま|演じ|なりき|ロールプレイ)",
+    ),
+    _ja(
+        "role_override_ja",
+        "アシスタントの役割を書き換えようとしている",
+        r"(?:今から|これから|以後|以降|今後)は?(?:あなた|君|きみ|お前)は.{0,30}?(?:として振る舞|としてふるま|を演じ|"
+        r"になりき|ロールプレイ|制限|ルール)|(?:新しい|本当の)(?:システム)?(?:指示|命令)[:：]",
+    ),
+    _ja(
+        "decode_and_follow_ja",
+        "ペイロードをデコードして従うよう求めている",
+        r"(?:デコード|復号|base64).{0,40}?(?:従|実行|その通り|そのとおり|指示通り)",
+        needs_payload=True,
+    ),
+)
+
+#: an encoded-looking token ("decode this and follow it: aWdub3Jl...")
+_PAYLOAD = re.compile(
+    r"(?<![A-Za-z0-9+/=])(?=[A-Za-z0-9+/]*\d|[A-Za-z0-9+/]*[A-Z][A-Za-z0-9+/]*[a-z])"
+    r"[A-Za-z0-9+/]{12,}={0,2}(?![A-Za-z0-9+/=])"
+)
+#: a run of base64 long enough to hide a sentence, decoded and checked like the text itself
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
+#: what a payload that decodes to an injection is reported as
+_BASE64_PAYLOAD = InjectionPattern("base64_payload", "hides instructions in a base64 payload", re.compile(r"(?!)"))
+
+
+def decoded_payloads(text: str) -> list[str]:
+    """Text hidden in base64 runs (printable UTF-8 only), so injections inside them are caught too."""
+    out: list[str] = []
+    for m in _BASE64.finditer(text):
+        token = m.group(0)
+        if not (re.search(r"[A-Z]", token) and re.search(r"[a-z]", token)):
+            continue  # hex digests and plain words are not base64 payloads
+        try:
+            raw = base64.b64decode(token + "=" * (-len(token) % 4), validate=True)
+            decoded = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if decoded and sum(ch.isprintable() or ch.isspace() for ch in decoded) / len(decoded) > 0.95:
+            out.append(decoded)
+    return out
+
+
+def find_injection(text: str) -> InjectionPattern | None:
+    """The first curated pattern the text matches (also inside base64 payloads), or None."""
+    flat = normalise(text)
+    tight = squeeze(text)
+    for p in INJECTION_PATTERNS:
+        if p.regex.search(tight if p.squeezed else flat) and (not p.needs_payload or _PAYLOAD.search(text)):
+            return p
+    for payload in decoded_payloads(text):
+        if find_injection(payload) is not None:
+            return _BASE64_PAYLOAD
+    return None
+
+
+# --------------------------------------------------------------------------- personal data
+
+
+class PIIMatch(BaseModel):
+    """One piece of personal data: its kind (Presidio's entity names) and span in the text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str = Field(description="EMAIL_ADDRESS, PHONE_NUMBER, CREDIT_CARD, JP_MY_NUMBER, IP_ADDRESS, JP_POSTAL_CODE.")
+    start: int = Field(ge=0, description="Offset of the first character in the checked text.")
+    end: int = Field(ge=0, description="Offset just past the last character.")
+
+
+#: placeholder per kind in redacted copies
+LABELS = {
+    "EMAIL_ADDRESS": "<EMAIL>",
+    "PHONE_NUMBER": "<PHONE>",
+    "CREDIT_CARD": "<CREDIT_CARD>",
+    "JP_MY_NUMBER": "<MY_NUMBER>",
+    "IP_ADDRESS": "<IP_ADDRESS>",
+    "JP_POSTAL_CODE": "<POSTAL_CODE>",
+}
+
+
+def luhn_ok(digits: str) -> bool:
+    """The Luhn checksum every payment card number carries."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def my_number_ok(digits: str) -> bool:
+    """Check digit of a Japanese individual number (マイナンバー), as the Cabinet Office defines it."""
+    if len(digits) != 12 or len(set(digits)) == 1:
+        return False
+    body = [int(c) for c in digits[:11]]
+    total = 0
+    for n in range(1, 12):  # P_n counts from the right of the first eleven digits
+        p = body[11 - n]
+        q = n + 1 if n <= 6 else n - 6
+        total += p * q
+    rest = total % 11
+    check = 0 if rest <= 1 else 11 - rest
+    return check == int(digits[11])
+
+
+def _digits(s: str) -> str:
+    return re.sub(r"\D", "", s)
+
+
+def _phone_ok(s: str) -> bool:
+    d = _digits(s)
+    if s.startswith("+"):
+        return 8 <= len(d) <= 15
+    if s.startswith("0"):
+        return len(d) in (10, 11)
+    return len(d) == 10  # North American (555) 123-4567
+
+
+@dataclass(frozen=True)
+class PIIPattern:
+    kind: str
+    regex: re.Pattern[str]
+    valid: Callable[[str], bool] = lambda s: True
+
+
+# Order matters: an earlier kind wins a span (a card number is not also three phone numbers).
+PII_PATTERNS: tuple[PIIPattern, ...] = (
+    PIIPattern(
+        "EMAIL_ADDRESS",
+        re.compile(
+            r"(?<![A-Za-z0-9.+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+            r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
+        ),
+    ),
+    PIIPattern("JP_POSTAL_CODE", re.compile(r"〒 ?\d{3}-?\d{4}(?!\d)")),
+    PIIPattern(
+        "CREDIT_CARD",
+        re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"),
+        lambda s: 13 <= len(_digits(s)) <= 19 and luhn_ok(_digits(s)),
+    ),
+    PIIPattern(
+        "JP_MY_NUMBER",
+        re.compile(r"(?<![\d-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\d-])"),
+        lambda s: my_number_ok(_digits(s)),
+    ),
+    PIIPattern(
+        "PHONE_NUMBER",
+        re.compile(
+            r"(?<![A-Za-z0-9+-])(?:"
+            r"\+\d{1,3}[ .-]?\(?\d{1,4}\)?(?:[ .-]?\d{2,4}){1,4}"  # international, +81 90-1234-5678
+            r"|0\d{1,4}-\d{1,4}-\d{3,4}"  # Japanese with hyphens, 090-1234-5678, 03-1234-5678
+            r"|0\d{1,4}\(\d{1,4}\)\d{3,4}"  # 03(1234)5678
+            r"|0[5789]0\d{8}|0\d{9}"  # Japanese without separators
+            r"|\(\d{3}\) ?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4}"  # North American
+            r")(?![A-Za-z0-9-])"
+        ),
+        _phone_ok,
+    ),
+    PIIPattern(
+        "IP_ADDRESS",
+        re.compile(
+            r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.])"
+        ),
+    ),
+)
+
+
+def find_pii(text: str) -> list[PIIMatch]:
+    """Personal data in ``text`` with offsets into ``text``, in reading order, never overlapping."""
+    folded, index = fold_with_offsets(text)
+    taken: list[tuple[int, int]] = []
+    found: list[PIIMatch] = []
+    for p in PII_PATTERNS:
+        for m in p.regex.finditer(folded):
+            if not p.valid(m.group(0)):
+                continue
+            s, e = m.start(), m.end()
+            if any(s < te and ts < e for ts, te in taken):
+                continue
+            taken.append((s, e))
+            found.append(PIIMatch(kind=p.kind, start=index[s], end=index[e - 1] + 1))
+    return sorted(found, key=lambda x: x.start)
+
+
+def canonical(kind: str, value: str) -> str:
+    """One spelling per value, so the same number written two ways is recognised as the same."""
+    folded, _ = fold_with_offsets(value)
+    if kind == "EMAIL_ADDRESS":
+        return folded.casefold()
+    d = _digits(folded)
+    if kind == "PHONE_NUMBER" and folded.startswith("+81"):
+        return "0" + d[2:]
+    return d
+
+
+def redact(text: str, matches: list[PIIMatch]) -> str:
+    """``text`` with each match replaced by its kind's placeholder."""
+    out: list[str] = []
+    pos = 0
+    for m in sorted(matches, key=lambda x: x.start):
+        out.append(text[pos : m.start])
+        out.append(LABELS.get(m.kind, f"<{m.kind}>"))
+        pos = m.end
+    out.append(text[pos:])
+    return "".join(out)
