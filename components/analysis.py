@@ -1,0 +1,503 @@
+"""Rule-based query analysis: filters a question states in words, without a language model.
+
+``analyze_query`` finds the parts of a question that are metadata rather than topic — Obsidian
+``#tags``, dates and periods (English and Japanese), and vault names the index knows — and
+turns them into ``SearchFilters`` keys, with a human explanation for each. The filter syntax is
+removed from ``search_text`` so that BM25 and the embedder see only the topic.
+
+Precision over recall: a wrong filter silently hides the answer, a missed one only costs
+ranking. So:
+
+* a date becomes a filter only when the question is about the user's own notes (a cue such as
+  "notes", "I wrote", 「メモ」, a #tag or a vault). Claims and encyclopaedic questions are full
+  of years (379 of the 4,442 JSQuAD questions contain 「NNNN年」, e.g. 「1910年に亡くなったのは誰？」)
+  and filtering those by creation date would find nothing;
+* numbers are years only when they have four digits in 1900..2100 and sit in a date phrase
+  ("in 2024", 「2024年」), so "1,000 genes" or "2 cups of water" never become dates;
+* a bare word that happens to equal a known tag is not a tag unless written ``#word`` (or
+  "tagged word"); a vault name counts only next to "vault" / 「ボールト」 / 「保管庫」.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import threading
+import unicodedata
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from components.documents import detect_language
+
+# ------------------------------------------------------------------------------- tags
+# Obsidian tags: letters (any script), digits, _ - /; must contain a non-digit; a heading
+# marker ("# Title"), "#1", "C#" or a URL fragment is not a tag. Unlike Obsidian, a Japanese
+# character may precede the "#" (「2024年の#料理」), since Japanese is written without spaces.
+_TAG = re.compile(r"(?<![A-Za-z0-9_&/:.=#-])#([^\s#.,;:!?。、，．！？「」『』()（）\[\]{}\"'`]+)")
+_TAGGED = re.compile(r"\b(?:tagged(?:\s+with)?|with\s+(?:the\s+)?tag)\s+([\w/-]+)", re.IGNORECASE)
+_JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+# ------------------------------------------------------------------------------- dates
+_MONTHS = {m.lower(): i for i in range(1, 13) for m in (calendar.month_name[i], calendar.month_abbr[i]) if m}
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_YEAR = r"(19\d{2}|20\d{2}|2100)"
+
+# A question about the user's notes: only then does a date mean "created in".
+_CUE_EN = re.compile(
+    r"\b(notes?|memos?|journal|diary|entr(?:y|ies)|documents?|files?|vaults?|my|mine|"
+    r"wrote|written|write|saved|added|created|jotted|logged|recorded|tagged)\b",
+    re.IGNORECASE,
+)
+# "I" only as a pronoun: "UNEF I" or "type I collagen" are not about the user
+_CUE_I = re.compile(
+    r"\bI(?:'ve|'d|'m)\b|\b(?:[Dd]id|[Dd]o|[Hh]ave|[Hh]ad|[Ww]hen|[Ww]hat|[Ww]here|[Ww]hich)\s+I\b|"
+    r"\bI\s+(?:wrote|write|saved|added|created|noted|read|did|have|had|made|took|jotted|logged|recorded|"
+    r"learned|learnt|bought|watched|went|visited|ran|cooked|tried|met|planned|said)\b"
+)
+_CUE_JA = re.compile(
+    r"(メモ|ノート|日記|書いた|書き留め|保存した|作成した|追加した|ボールト|保管庫|ヴォールト|タグ|私|僕|自分|読んだ)"
+)
+
+# generic words of a listing request; a question with nothing else is "structured"
+_GENERIC_EN = frozenset(
+    [
+        "a",
+        "all",
+        "an",
+        "and",
+        "any",
+        "are",
+        "about",
+        "by",
+        "can",
+        "created",
+        "dated",
+        "did",
+        "do",
+        "entries",
+        "entry",
+        "every",
+        "documents",
+        "document",
+        "file",
+        "files",
+        "find",
+        "for",
+        "from",
+        "give",
+        "have",
+        "i",
+        "in",
+        "is",
+        "list",
+        "me",
+        "my",
+        "mine",
+        "note",
+        "notes",
+        "memo",
+        "memos",
+        "of",
+        "on",
+        "pages",
+        "please",
+        "show",
+        "tagged",
+        "tag",
+        "that",
+        "the",
+        "their",
+        "these",
+        "those",
+        "to",
+        "wrote",
+        "written",
+        "was",
+        "were",
+        "what",
+        "which",
+        "with",
+        "you",
+        "your",
+        "during",
+        "since",
+        "before",
+        "after",
+        "until",
+        "vault",
+        "vaults",
+        "journal",
+        "diary",
+        "items",
+        "item",
+        "everything",
+    ]
+)
+_GENERIC_JA = re.compile(
+    r"(メモ|ノート|一覧|全部|すべて|全て|記事|ファイル|文書|ドキュメント|ページ|日記|記録|タグ|付き|見せて|"
+    r"教えて|出して|探して|リスト|ください|下さい|書いた|作成した|作った|保存した|もの|どれ|何|なに|ある|あった|"
+    r"[のをにでがはともへやかな、。？！?!\s・「」（）()])"
+)
+
+_WEEKDAY_MONDAY = 0
+
+
+@dataclass
+class QueryAnalysis:
+    """What a question asks for besides its topic; ``filters`` uses SearchFilters keys."""
+
+    question: str
+    language: str
+    filters: dict[str, Any] = field(default_factory=dict)
+    explanations: list[str] = field(default_factory=list)
+    search_text: str = ""
+    structured: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form for graph state and debug output."""
+        return {
+            "language": self.language,
+            "filters": dict(self.filters),
+            "explanations": list(self.explanations),
+            "search_text": self.search_text,
+            "structured": self.structured,
+        }
+
+
+@dataclass
+class _Span:
+    start: int
+    end: int
+
+
+@dataclass
+class _Period:
+    start: date | None
+    end: date | None
+    text: str
+    span: _Span
+
+
+def analyze_query(
+    question: str,
+    *,
+    known_vaults: Collection[str] = (),
+    known_tags: Collection[str] = (),
+    today: date | None = None,
+) -> QueryAnalysis:
+    """Filters stated in the question, their explanations and the topic left for retrieval."""
+    today = today or date.today()
+    q = unicodedata.normalize("NFKC", question or "").strip()
+    lang = "ja" if detect_language(q) == "ja" else "en"
+    out = QueryAnalysis(question=question, language=lang)
+    remove: list[_Span] = []
+
+    tags, tag_spans = _find_tags(q, known_tags)
+    for tag, _span, how in tags:
+        out.explanations.append(f"tags+={tag} from {how}")
+    if tags:
+        out.filters["tags"] = list(dict.fromkeys(t for t, _, _ in tags))
+        remove.extend(tag_spans)
+
+    vaults = _find_vaults(q, known_vaults)
+    if vaults:
+        out.filters["vaults"] = list(dict.fromkeys(v for v, _, _ in vaults))
+        for v, span, text in vaults:
+            out.explanations.append(f"vaults+={v} from {text!r}")
+            remove.append(span)
+
+    periods = _find_periods(q, today)
+    if periods:
+        cue = bool(tags or vaults) or _has_cue(q, lang)
+        if not cue:
+            out.explanations.extend(f"ignored date {p.text!r}: the question is not about your notes" for p in periods)
+        else:
+            starts = [p.start for p in periods if p.start]
+            ends = [p.end for p in periods if p.end]
+            lo = max(starts) if starts else None
+            hi = min(ends) if ends else None
+            if lo and hi and lo > hi:
+                out.explanations.append("ignored dates: the periods mentioned do not overlap")
+            else:
+                for p in periods:
+                    remove.append(p.span)
+                    if p.start:
+                        out.explanations.append(f"created_from={p.start.isoformat()} from {p.text!r}")
+                    if p.end:
+                        out.explanations.append(f"created_to={p.end.isoformat()} from {p.text!r}")
+                if lo:
+                    out.filters["created_from"] = lo.isoformat()
+                if hi:
+                    out.filters["created_to"] = hi.isoformat()
+
+    text = _cut(q, remove)
+    # nothing but filters ("#料理"): the tag words still say what the notes are about
+    out.search_text = text or re.sub(r"#(?=\S)", "", q).strip()
+    out.structured = bool(out.filters) and _only_generic(text, lang)
+    return out
+
+
+# ------------------------------------------------------------------------------- tags
+_tagger_local = threading.local()
+
+
+def _tagger() -> Any:
+    t = getattr(_tagger_local, "tagger", None)
+    if t is None:
+        import fugashi
+
+        t = fugashi.Tagger()
+        _tagger_local.tagger = t
+    return t
+
+
+def _trim_japanese_tag(tag: str) -> str:
+    """``料理のメモ`` → ``料理``: Japanese has no spaces, so a tag runs into the next words.
+
+    Obsidian itself would read the whole run as the tag, but a question like 「#料理のメモ」
+    means the tag 料理; cut before the first particle or auxiliary.
+    """
+    if not _JA_CHAR.search(tag):
+        return tag
+    out = ""
+    for tok in _tagger()(tag):
+        if tok.feature.pos1 in {"助詞", "助動詞"} and out:
+            break
+        out += tok.surface
+    return out or tag
+
+
+def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, _Span, str]], list[_Span]]:
+    known_map = {k.lstrip("#").lower(): k.lstrip("#") for k in known}
+    found: list[tuple[str, _Span, str]] = []
+    for m in _TAG.finditer(q):
+        raw = m.group(1).rstrip("/-_")
+        if not raw or raw.isdigit():
+            continue
+        tag = raw
+        if raw.lower() not in known_map:
+            # longest known tag that the run starts with, else cut Japanese at a particle
+            prefix = max((k for k in known_map if raw.lower().startswith(k)), key=len, default="")
+            tag = raw[: len(prefix)] if prefix and _JA_CHAR.search(raw) else _trim_japanese_tag(raw)
+        tag = known_map.get(tag.lower(), tag)
+        end = m.start(1) + len(tag)
+        found.append((tag, _Span(m.start(), end), f"'#{tag}'"))
+    for m in _TAGGED.finditer(q):
+        word = m.group(1)
+        if word.lower() in known_map:
+            found.append((known_map[word.lower()], _Span(m.start(), m.end()), f"{m.group(0)!r}"))
+    return found, [s for _, s, _ in found]
+
+
+# ------------------------------------------------------------------------------- vaults
+def _find_vaults(q: str, known: Collection[str]) -> list[tuple[str, _Span, str]]:
+    out: list[tuple[str, _Span, str]] = []
+    for v in sorted(known, key=len, reverse=True):
+        name = re.escape(v)
+        patterns = [
+            rf"\b(?:in|from|of)\s+(?:my|the)\s+{name}\s+vault\b",
+            rf"\b(?:in|from|of)\s+{name}\s+vault\b",
+            rf"(?<![\w-]){name}\s+vault\b",
+            rf"\bvault\s+[\"']?{name}(?![\w-])[\"']?",
+            rf"(?<![\w-]){name}\s*の?\s*(?:ボールト|保管庫|ヴォールト|vault|Vault)(?:の|で|に|から|内の|内で)?",
+        ]
+        for pat in patterns:
+            m = re.search(pat, q, re.IGNORECASE)
+            if m and not any(s.start <= m.start() < s.end for _, s, _ in out):
+                out.append((v, _Span(m.start(), m.end()), m.group(0).strip()))
+                break
+    return out
+
+
+# ------------------------------------------------------------------------------- dates
+def _has_cue(q: str, lang: str) -> bool:
+    return bool(_CUE_EN.search(q) or _CUE_I.search(q) or _CUE_JA.search(q))
+
+
+def _month_end(y: int, m: int) -> date:
+    return date(y, m, calendar.monthrange(y, m)[1])
+
+
+def _shift_months(d: date, months: int) -> date:
+    y, m = divmod(d.year * 12 + (d.month - 1) + months, 12)
+    return date(y, m + 1, 1)
+
+
+def _last_month_named(m: int, today: date) -> int:
+    """Year of the latest month ``m`` that is not in the future ("in March" said in May)."""
+    return today.year if m <= today.month else today.year - 1
+
+
+def _find_periods(q: str, today: date) -> list[_Period]:
+    """Every date phrase with its period; overlapping matches keep the first, longest pattern."""
+    found: list[_Period] = []
+    taken: list[_Span] = []
+
+    def add(m: re.Match[str], start: date | None, end: date | None) -> None:
+        span = _Span(m.start(), m.end())
+        if any(not (span.end <= s.start or span.start >= s.end) for s in taken):
+            return
+        taken.append(span)
+        found.append(_Period(start, end, m.group(0).strip(), span))
+
+    def ym(y: str, mo: str) -> tuple[int, int] | None:
+        yi, mi = int(y), int(mo)
+        return (yi, mi) if 1 <= mi <= 12 else None
+
+    def safe_date(y: int, mo: int, d: int) -> date | None:
+        try:
+            return date(y, mo, d)
+        except ValueError:
+            return None
+
+    flags = re.IGNORECASE
+    # --- ranges first (they contain single dates)
+    for m in re.finditer(rf"{_YEAR}\s*年?\s*(?:から|〜|~|-|–)\s*{_YEAR}\s*年(?:まで)?", q):
+        a, b = int(m.group(1)), int(m.group(2))
+        if a <= b:
+            add(m, date(a, 1, 1), date(b, 12, 31))
+    for m in re.finditer(rf"\b(?:between|from)\s+{_YEAR}\s+(?:and|to|until|-)\s+{_YEAR}\b", q, flags):
+        a, b = int(m.group(1)), int(m.group(2))
+        if a <= b:
+            add(m, date(a, 1, 1), date(b, 12, 31))
+    # --- full dates
+    for m in re.finditer(rf"(?<!\d){_YEAR}\s*(?:年|[-/.])\s*(\d{{1,2}})\s*(?:月|[-/.])\s*(\d{{1,2}})\s*日?(?!\d)", q):
+        d = safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        if d:
+            add(m, d, d)
+    for m in re.finditer(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", q, flags):
+        d = safe_date(int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2)))
+        if d:
+            add(m, d, d)
+    for m in re.finditer(rf"\b(\d{{1,2}})\s+({_MONTH_RE})\.?\s+{_YEAR}\b", q, flags):
+        d = safe_date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
+        if d:
+            add(m, d, d)
+    # --- open-ended: since / after / before / until, JA 以降 / 以前 / より前 / まで / から
+    month_or_year = rf"(?:({_MONTH_RE})\.?\s+)?{_YEAR}"
+    for m in re.finditer(rf"\b(since|after|before|until|till|prior\s+to)\s+{month_or_year}\b", q, flags):
+        word, mon, y = m.group(1).lower(), m.group(2), int(m.group(3))
+        mi = _MONTHS[mon.lower()] if mon else None
+        first = date(y, mi or 1, 1)
+        last = _month_end(y, mi) if mi else date(y, 12, 31)
+        if word == "since":
+            add(m, first, None)
+        elif word == "after":
+            add(m, last + timedelta(days=1), None)
+        elif word in {"until", "till"}:
+            add(m, None, last)
+        else:
+            add(m, None, first - timedelta(days=1))
+    for m in re.finditer(rf"{_YEAR}\s*年\s*(?:(\d{{1,2}})\s*月\s*)?(以降|以後|から|より後|以前|より前|まで)", q):
+        y, mo, word = int(m.group(1)), m.group(2), m.group(3)
+        mi = int(mo) if mo and 1 <= int(mo) <= 12 else None
+        first = date(y, mi or 1, 1)
+        last = _month_end(y, mi) if mi else date(y, 12, 31)
+        if word in {"以降", "以後", "から"}:
+            add(m, first, None)
+        elif word == "より後":
+            add(m, last + timedelta(days=1), None)
+        elif word in {"以前", "まで"}:
+            add(m, None, last)
+        else:
+            add(m, None, first - timedelta(days=1))
+    # --- a month of a year
+    for m in re.finditer(rf"(?<!\d){_YEAR}\s*年\s*(\d{{1,2}})\s*月", q):
+        r = ym(m.group(1), m.group(2))
+        if r:
+            add(m, date(r[0], r[1], 1), _month_end(*r))
+    for m in re.finditer(rf"(?<!\d){_YEAR}-(\d{{2}})(?![\d-])", q):
+        r = ym(m.group(1), m.group(2))
+        if r:
+            add(m, date(r[0], r[1], 1), _month_end(*r))
+    for m in re.finditer(rf"\b({_MONTH_RE})\.?,?\s+(?:of\s+)?{_YEAR}\b", q, flags):
+        y, mi = int(m.group(2)), _MONTHS[m.group(1).lower()]
+        add(m, date(y, mi, 1), _month_end(y, mi))
+    # --- a year
+    for m in re.finditer(rf"(?<!\d){_YEAR}\s*年(?!\s*\d|代|間|生|前|後)", q):
+        y = int(m.group(1))
+        add(m, date(y, 1, 1), date(y, 12, 31))
+    for m in re.finditer(rf"\b(?:in|from|during|of|for)\s+(?:the\s+year\s+)?{_YEAR}\b(?![-–/,.]\d)", q, flags):
+        y = int(m.group(1))
+        add(m, date(y, 1, 1), date(y, 12, 31))
+    # --- relative periods
+    this_monday = today - timedelta(days=today.weekday() - _WEEKDAY_MONDAY)
+    relative: list[tuple[str, date, date]] = [
+        (r"\btoday\b|今日|本日", today, today),
+        (r"\byesterday\b|昨日", today - timedelta(days=1), today - timedelta(days=1)),
+        (r"\blast\s+week\b|先週", this_monday - timedelta(days=7), this_monday - timedelta(days=1)),
+        (r"\bthis\s+week\b|今週", this_monday, today),
+        (
+            r"\blast\s+month\b|先月",
+            _shift_months(today, -1),
+            _shift_months(today, 0) - timedelta(days=1),
+        ),
+        (r"\bthis\s+month\b|今月", _shift_months(today, 0), today),
+        (r"\blast\s+year\b|去年|昨年|前年", date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)),
+        (r"\bthis\s+year\b|今年|本年", date(today.year, 1, 1), today),
+        (r"\brecent(?:ly)?\b|\blately\b|最近|近頃|この頃", today - timedelta(days=30), today),
+    ]
+    for pat, start, end in relative:
+        for m in re.finditer(pat, q, flags):
+            add(m, start, end)
+    units = {"day": 1, "日": 1, "week": 7, "週": 7, "週間": 7}
+    for m in re.finditer(r"\b(?:in\s+the\s+)?(?:last|past)\s+(\d{1,3})\s+(day|week|month|year)s?\b", q, flags):
+        n, unit = int(m.group(1)), m.group(2).lower()
+        add(m, _ago(today, n, unit, units), today)
+    for m in re.finditer(r"(?:過去|ここ|直近)\s*(\d{1,3})\s*(日|週間|週|か月|ヶ月|カ月|ヵ月|ケ月|年)(?:間)?", q):
+        n, unit = int(m.group(1)), m.group(2)
+        unit = "month" if "月" in unit else ("year" if unit == "年" else unit)
+        add(m, _ago(today, n, unit, units), today)
+    # --- a month without a year ("in March", 「3月の」): the latest such month so far
+    for m in re.finditer(rf"\b(?:in|during|from)\s+({_MONTH_RE})\b(?!\s*\d)", q, flags):
+        mi = _MONTHS[m.group(1).lower()]
+        y = _last_month_named(mi, today)
+        add(m, date(y, mi, 1), _month_end(y, mi))
+    for m in re.finditer(r"(?<![\d年/-])(\d{1,2})\s*月(?!\s*\d|\s*日)", q):
+        mi = int(m.group(1))
+        if 1 <= mi <= 12:
+            y = _last_month_named(mi, today)
+            add(m, date(y, mi, 1), _month_end(y, mi))
+    return sorted(found, key=lambda p: p.span.start)
+
+
+def _ago(today: date, n: int, unit: str, units: dict[str, int]) -> date:
+    if unit == "month":
+        y, mo = divmod(today.year * 12 + today.month - 1 - n, 12)
+        return date(y, mo + 1, min(today.day, calendar.monthrange(y, mo + 1)[1]))
+    if unit == "year":
+        return date(today.year - n, today.month, min(today.day, calendar.monthrange(today.year - n, today.month)[1]))
+    return today - timedelta(days=n * units[unit])
+
+
+# ------------------------------------------------------------------------------- text
+def _cut(q: str, spans: list[_Span]) -> str:
+    """The question without the filter phrases, tidied (no dangling particles or prepositions)."""
+    if not spans:
+        return q
+    keep = []
+    pos = 0
+    for s in sorted(spans, key=lambda s: s.start):
+        if s.start >= pos:
+            keep.append(q[pos : s.start])
+            pos = s.end
+        else:
+            pos = max(pos, s.end)
+    keep.append(q[pos:])
+    text = " ".join(part.strip() for part in keep if part.strip())
+    prev = None
+    while prev != text:
+        prev = text
+        text = re.sub(r"\s*\b(?:in|from|during|since|of|for|with|the|at|on)\s*([?.!]?)$", r"\1", text, flags=re.I)
+    text = re.sub(r"\s+([のにでをはとへ、。？?])", r"\1", text)
+    text = re.sub(r"^\s*[のにでをはとへ、,]+", "", text)
+    return re.sub(r"\s{2,}", " ", text).strip(" ,、")
+
+
+def _only_generic(text: str, lang: str) -> bool:
+    """True when nothing topical is left: the question only lists notes by metadata."""
+    rest = _GENERIC_JA.sub(" ", text)
+    words = re.findall(r"[^\W_]+", rest.lower())
+    return all(w in _GENERIC_EN for w in words)

@@ -1,0 +1,300 @@
+"""Graders for the no-LLM path: is the context relevant, is the answer grounded, is it useful.
+
+With an LLM these are judgement calls; without one they are calibrated measurements:
+
+* ``grade_context``: a logistic model over two pieces of retrieval evidence per chunk — the
+  dense cosine of question and chunk (multilingual-e5-small) and the idf-weighted share of
+  question terms the chunk contains — fitted by ``evals/calibrate_nonllm.py`` on SciFact train
+  and JSQuAD (positives: a query with its judged document's chunks; negatives: a query with the
+  top chunks retrieved for another query). The context is relevant when its best chunk is.
+* ``check_support``: each answer sentence (``[n]`` citations stripped) must be found in the
+  context, lexically (its content words inside one passage) or semantically (cosine to the
+  closest context sentence over a calibrated threshold).
+* ``grade_answer``: the question–answer cosine over a calibrated threshold; the fixed
+  "no information" answers are never useful.
+
+Every verdict carries a 0..1 score and a reason that Studio and ``--debug`` show.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from components.chunker import split_sentences
+from components.extractive import NO_INFO, term_coverage
+
+log = logging.getLogger(__name__)
+
+Embed = Callable[[list[str]], np.ndarray]
+Tokenize = Callable[[str], list[str]]
+
+# --- context relevance: p = sigmoid(B0 + B_DENSE * cosine + B_LEX * coverage) --------------------
+# Fitted by `python -m evals.calibrate_nonllm context` (IRLS logistic regression) on half of the
+# SciFact train queries and half of the first 800 JSQuAD queries (split by a hash of the query
+# id; 1,526 query-context pairs). Held-out halves (1,692 pairs): AUC 0.981, accuracy 0.943 at
+# p >= 0.5 (SciFact 0.973 / 0.931, JSQuAD 0.993 / 0.955); lexical-only model AUC 0.970,
+# accuracy 0.936; dense cosine alone AUC 0.967.
+CONTEXT_B0 = -30.84
+CONTEXT_B_DENSE = 33.08
+CONTEXT_B_LEX = 11.22
+# used when no dense cosine is available for any chunk (dense retrieval down, no embedder)
+CONTEXT_LEX_B0 = -4.24
+CONTEXT_LEX_B = 15.73
+#: relevance probability at or above which the context counts as relevant
+CONTEXT_THRESHOLD = 0.5
+#: chunks graded (the top of the ranking; lower ones rarely change the verdict)
+CONTEXT_TOP = 5
+
+# --- answer support ---------------------------------------------------------------------------
+#: cosine (e5, "query: " on both sides) between an answer sentence and its closest context
+#: sentence at or above which the sentence counts as supported. Set by hand on the sample vaults
+#: (a paraphrase of a context sentence scores ~0.90+, an invented sentence ~0.80); not fitted yet
+SUPPORT_COSINE = 0.88
+#: share of an answer sentence's content terms that one passage must contain (lexical support)
+SUPPORT_LEXICAL = 0.8
+#: share of answer sentences that must be supported for the answer to count as grounded
+SUPPORT_SHARE = 1.0
+
+# --- answer usefulness --------------------------------------------------------------------------
+#: question–answer cosine at or above which an answer is useful. Set by hand on the sample
+#: questions (answers 0.83-0.92, off-topic or evasive sentences 0.77-0.79); not fitted yet
+ANSWER_COSINE = 0.80
+#: cosines mapped linearly to 0..1 between these two values for the reported score
+ANSWER_FLOOR, ANSWER_CEIL = 0.70, 0.90
+
+_CITATION = re.compile(r"\s*\[\d+(?:\s*[,，、-]\s*\d+)*\]")
+_NO_ANSWER = {
+    *NO_INFO.values(),
+}
+_tokenizer_lock = threading.Lock()
+_default_tokenizer: Tokenize | None = None
+
+
+def _tokenize_default() -> Tokenize:
+    """The index's tokenizer, built once, for callers that do not pass theirs."""
+    global _default_tokenizer
+    with _tokenizer_lock:
+        if _default_tokenizer is None:
+            from components.text import Tokenizer
+
+            _default_tokenizer = Tokenizer()
+        return _default_tokenizer
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, x))))
+
+
+# ============================================================================ context
+@dataclass
+class ContextGrade:
+    """Whether the retrieved chunks can answer the question, with per-chunk probabilities."""
+
+    relevant: bool
+    score: float
+    chunk_scores: list[float] = field(default_factory=list)
+    reason: str = ""
+
+
+def chunk_relevance(dense: float | None, coverage: float) -> float:
+    """Probability that one chunk is relevant, from its dense cosine and term coverage."""
+    if dense is None:
+        return _sigmoid(CONTEXT_LEX_B0 + CONTEXT_LEX_B * coverage)
+    return _sigmoid(CONTEXT_B0 + CONTEXT_B_DENSE * dense + CONTEXT_B_LEX * coverage)
+
+
+def grade_context(
+    question: str,
+    results: Sequence[Mapping[str, Any]],
+    *,
+    question_vector: np.ndarray | None = None,
+    embed: Embed | None = None,
+    tokenize: Tokenize | None = None,
+    idf: Mapping[str, float] | None = None,
+) -> ContextGrade:
+    """Grade search results (``hit_to_result`` dicts) for a question.
+
+    The dense cosine comes from ``retriever_scores["dense"]``; a chunk found only by BM25 gets
+    one computed from ``question_vector`` (the query vector) and ``embed`` (the *passage*
+    encoder, e.g. ``Embedder.encode_documents``, since stored chunk vectors are passages) when
+    both are given, else it is graded lexically. ``idf`` is the BM25 index's; without it every
+    term weighs the same (coverage is then a little higher than calibrated).
+    """
+    top = list(results[:CONTEXT_TOP])
+    if not top:
+        return ContextGrade(False, 0.0, [], "no results")
+    tok = tokenize or _tokenize_default()
+    q_terms = tok(question)
+    dense: list[float | None] = []
+    for r in top:
+        rs = r.get("retriever_scores") or {}
+        d = rs.get("dense")
+        dense.append(float(d) if isinstance(d, (int, float)) else None)
+    missing = [i for i, d in enumerate(dense) if d is None]
+    if missing and question_vector is not None and embed is not None:
+        texts = [_chunk_text(top[i]) for i in missing]
+        vecs = np.asarray(embed(texts), dtype=np.float32)
+        q = np.asarray(question_vector, dtype=np.float32).ravel()
+        for i, v in zip(missing, vecs @ q, strict=True):
+            dense[i] = float(v)
+    present = [d for d in dense if d is not None]
+    # a chunk that dense search did not return scores at most what the last one it returned
+    # scored: use that bound rather than grading it on words alone (too lenient on its own)
+    bound = min(present) if present else None
+    scores: list[float] = []
+    covs: list[float] = []
+    for r, d in zip(top, dense, strict=True):
+        cov = term_coverage(q_terms, _chunk_text(r), tokenize=tok, idf=idf)
+        covs.append(cov)
+        scores.append(chunk_relevance(d if d is not None else bound, cov))
+    best = max(range(len(scores)), key=lambda i: scores[i])
+    p = scores[best]
+    d_best = dense[best]
+    evidence = f"cosine {d_best:.3f}, " if d_best is not None else ""
+    reason = (
+        f"best chunk #{best + 1}: {evidence}{covs[best]:.0%} of question terms; "
+        f"p(relevant)={p:.2f} {'>=' if p >= CONTEXT_THRESHOLD else '<'} {CONTEXT_THRESHOLD}"
+    )
+    return ContextGrade(p >= CONTEXT_THRESHOLD, round(p, 4), [round(s, 4) for s in scores], reason)
+
+
+def _chunk_text(r: Mapping[str, Any]) -> str:
+    title = r.get("title") or ""
+    text = str(r.get("text") or "")
+    return f"{title}\n{text}" if title and title not in text[: len(title) + 5] else text
+
+
+# ============================================================================ support
+@dataclass
+class Support:
+    """Whether every claim of the answer is found in the context; the ones that are not."""
+
+    grounded: bool
+    score: float
+    unsupported: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+def answer_sentences(answer: str) -> list[str]:
+    """The answer's sentences without ``[n]`` citations, markdown bullets or blank pieces."""
+    text = _CITATION.sub("", answer)
+    out = []
+    for line in text.split("\n"):
+        for s in split_sentences(line):
+            s = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", s).strip().strip("*")
+            if len(s.strip()) >= 2:
+                out.append(s.strip())
+    return out
+
+
+def is_no_answer(answer: str) -> bool:
+    """True for the fixed "no information" answers (the extractive NO_INFO texts)."""
+    a = _CITATION.sub("", answer).strip()
+    return not a or a in _NO_ANSWER
+
+
+def check_support(
+    answer: str,
+    passages: Sequence[str],
+    *,
+    embed: Embed | None,
+    tokenize: Tokenize | None = None,
+) -> Support:
+    """Sentence-level grounding of an answer in the passages it cites.
+
+    Lexical support is tried first and costs no model call (an extractive answer always
+    passes it); only the remaining sentences and the context sentences are embedded, in one
+    batch. ``embed`` should be symmetric (``Embedder.encode_queries``: e5's "query: " prefix on
+    both sides, as e5 recommends for similarity between texts of the same kind).
+    """
+    if is_no_answer(answer):
+        return Support(True, 1.0, [], "fixed no-information answer")
+    sents = answer_sentences(answer)
+    if not sents:
+        return Support(True, 1.0, [], "nothing to check")
+    if not passages:
+        return Support(False, 0.0, sents, "no context to support the answer")
+    tok = tokenize or _tokenize_default()
+    passage_terms = [set(tok(p)) for p in passages]
+    joined = "\n".join(passages)
+    pending: list[int] = []
+    supported = [False] * len(sents)
+    for i, s in enumerate(sents):
+        terms = set(tok(s))
+        if not terms:
+            supported[i] = True  # "Yes." carries no claim of its own
+            continue
+        if _normalise(s) in _normalise(joined):
+            supported[i] = True
+            continue
+        best = max(len(terms & pt) / len(terms) for pt in passage_terms)
+        if best >= SUPPORT_LEXICAL:
+            supported[i] = True
+        else:
+            pending.append(i)
+    how = "lexical"
+    if pending and embed is not None:
+        ctx = [c for p in passages for c in _context_sentences(p)]
+        if ctx:
+            vecs = np.asarray(embed([sents[i] for i in pending] + ctx), dtype=np.float32)
+            a, c = vecs[: len(pending)], vecs[len(pending) :]
+            best_cos = (a @ c.T).max(axis=1)
+            for i, cos in zip(pending, best_cos, strict=True):
+                supported[i] = bool(cos >= SUPPORT_COSINE)
+            how = "lexical+semantic"
+    unsupported = [s for s, ok in zip(sents, supported, strict=True) if not ok]
+    share = 1.0 - len(unsupported) / len(sents)
+    grounded = share >= SUPPORT_SHARE
+    reason = f"{len(sents) - len(unsupported)}/{len(sents)} sentences supported ({how})"
+    return Support(grounded, round(share, 4), unsupported, reason)
+
+
+def _normalise(s: str) -> str:
+    return re.sub(r"[\s*_`]+", "", s).lower()
+
+
+def _context_sentences(passage: str) -> list[str]:
+    out = []
+    for line in passage.split("\n"):
+        for s in split_sentences(line):
+            s = re.sub(r"^\s*(?:[-*•>#]+|\d+[.)])\s*", "", s).strip()
+            if len(s) >= 4:
+                out.append(s)
+    return out
+
+
+# ============================================================================ answer
+@dataclass
+class AnswerGrade:
+    """Whether the answer addresses the question."""
+
+    useful: bool
+    score: float
+    reason: str = ""
+
+
+def grade_answer(question: str, answer: str, *, embed: Embed | None) -> AnswerGrade:
+    """Question–answer similarity; "no information" answers are not useful.
+
+    ``embed`` as for ``check_support`` (symmetric). Without it, any non-empty answer that is
+    not a no-information answer counts as useful (the extractive path only answers from
+    sentences that matched the question).
+    """
+    if is_no_answer(answer):
+        return AnswerGrade(False, 0.0, "no-information answer")
+    body = " ".join(answer_sentences(answer))
+    if embed is None:
+        return AnswerGrade(True, 0.5, "no embedder: non-empty answer assumed useful")
+    v = np.asarray(embed([question, body]), dtype=np.float32)
+    cos = float(v[0] @ v[1])
+    score = min(1.0, max(0.0, (cos - ANSWER_FLOOR) / (ANSWER_CEIL - ANSWER_FLOOR)))
+    useful = cos >= ANSWER_COSINE
+    return AnswerGrade(useful, round(score, 4), f"question-answer cosine {cos:.3f} vs threshold {ANSWER_COSINE}")

@@ -1,0 +1,117 @@
+"""Query analysis: filters a user states in words, in Japanese and English, and none invented."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from components.analysis import analyze_query
+from components.filters import SearchFilters
+
+TODAY = date(2025, 11, 20)  # a Thursday
+VAULTS = ["research", "life"]
+TAGS = ["rag", "料理", "cooking", "hybrid-search"]
+
+
+def run(q: str) -> dict:  # type: ignore[type-arg]
+    a = analyze_query(q, known_vaults=VAULTS, known_tags=TAGS, today=TODAY)
+    SearchFilters.parse(a.filters)  # always valid filter input
+    return a.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "notes tagged #cooking from 2024",
+            {"tags": ["cooking"], "created_from": "2024-01-01", "created_to": "2024-12-31"},
+        ),
+        ("2024年の#料理のメモ", {"tags": ["料理"], "created_from": "2024-01-01", "created_to": "2024-12-31"}),
+        ("#rag/eval notes since 2023", {"tags": ["rag/eval"], "created_from": "2023-01-01"}),
+        ("2023年以降の #料理 のメモ", {"tags": ["料理"], "created_from": "2023-01-01"}),
+        ("my notes before 2022", {"created_to": "2021-12-31"}),
+        ("2021年以前のメモ", {"created_to": "2021-12-31"}),
+        ("my notes from March 2024", {"created_from": "2024-03-01", "created_to": "2024-03-31"}),
+        ("2024年3月のメモ", {"created_from": "2024-03-01", "created_to": "2024-03-31"}),
+        ("What did I write last month?", {"created_from": "2025-10-01", "created_to": "2025-10-31"}),
+        ("先月のメモ", {"created_from": "2025-10-01", "created_to": "2025-10-31"}),
+        ("notes from this year", {"created_from": "2025-01-01", "created_to": "2025-11-20"}),
+        ("今年のノート", {"created_from": "2025-01-01", "created_to": "2025-11-20"}),
+        ("notes from last year", {"created_from": "2024-01-01", "created_to": "2024-12-31"}),
+        ("去年のメモ", {"created_from": "2024-01-01", "created_to": "2024-12-31"}),
+        ("昨年の日記", {"created_from": "2024-01-01", "created_to": "2024-12-31"}),
+        ("notes I wrote last week", {"created_from": "2025-11-10", "created_to": "2025-11-16"}),
+        ("先週のメモ", {"created_from": "2025-11-10", "created_to": "2025-11-16"}),
+        ("notes I wrote today", {"created_from": "2025-11-20", "created_to": "2025-11-20"}),
+        ("今日書いたメモ", {"created_from": "2025-11-20", "created_to": "2025-11-20"}),
+        ("my recent notes about BM25", {"created_from": "2025-10-21", "created_to": "2025-11-20"}),
+        ("最近のメモで BM25 について", {"created_from": "2025-10-21", "created_to": "2025-11-20"}),
+        ("2022年から2024年までのメモ", {"created_from": "2022-01-01", "created_to": "2024-12-31"}),
+        ("What did I write about RAG in my research vault?", {"vaults": ["research"]}),
+        ("researchのボールトにある評価指標のメモ", {"vaults": ["research"]}),
+        ("life保管庫のレシピ", {"vaults": ["life"]}),
+        ("my notes tagged rag", {"tags": ["rag"]}),
+    ],
+)
+def test_stated_filters_are_extracted(question: str, expected: dict) -> None:  # type: ignore[type-arg]
+    out = run(question)
+    assert out["filters"] == expected
+    assert len(out["explanations"]) >= len(expected)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "0-dimensional biomaterials lack inductive properties.",
+        "1,000 genes are expressed in the mouse brain.",
+        "Add 2 cups of water and simmer for 10 minutes.",
+        "1 in 5 million in UK have abnormal PrP positivity.",
+        "Incidence of the disease increased in 2005.",
+        "1910年に亡くなったのは誰？",
+        "1956年の「スエズ危機」の際、誰の提唱によって第一次国際連合緊急軍 (UNEF I) が創設されたか？",
+        "2018年11月の時点で、ウィキデータの情報は何％で使用されていたか",
+        "What is the weather today?",
+        "今日ではどの地域が最大の輸出国か？",
+        "How do I write C# code?",
+        "# Heading with #1 issue",
+        "What is research about vaults?",  # a vault name without the word vault next to it
+        "How is cooking related to chemistry?",  # a known tag written without #
+        "味噌汁で味噌を入れるタイミングは？",
+    ],
+)
+def test_no_filter_is_invented(question: str) -> None:
+    out = run(question)
+    assert out["filters"] == {}
+    assert out["structured"] is False
+
+
+def test_filter_syntax_is_removed_from_the_search_text() -> None:
+    out = run("What did I write about RAG in my research vault last month?")
+    assert out["search_text"] == "What did I write about RAG?"
+    ja = run("2024年の#料理のメモで味噌汁の作り方")
+    assert "#" not in ja["search_text"] and "2024" not in ja["search_text"]
+    assert "味噌汁" in ja["search_text"]
+
+
+def test_metadata_listings_are_structured_and_topical_questions_are_not() -> None:
+    assert run("notes tagged #cooking from 2024")["structured"] is True
+    assert run("2024年の#料理のメモ")["structured"] is True
+    assert run("#料理")["structured"] is True and run("#料理")["search_text"] == "料理"
+    assert run("#料理 の味噌汁で味噌を入れるタイミング")["structured"] is False
+
+
+def test_language_follows_the_question() -> None:
+    assert run("味噌汁の作り方")["language"] == "ja"
+    assert run("How do I water the monstera?")["language"] == "en"
+
+
+def test_known_tags_fix_the_spelling_and_cut_japanese_runs() -> None:
+    assert run("#Cooking notes")["filters"]["tags"] == ["cooking"]
+    assert run("#料理のレシピ")["filters"]["tags"] == ["料理"]
+    assert run("#hybrid-search results")["filters"]["tags"] == ["hybrid-search"]
+
+
+def test_ignored_dates_are_explained() -> None:
+    out = run("1910年に亡くなったのは誰？")
+    assert any("ignored" in e for e in out["explanations"])

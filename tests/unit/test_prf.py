@@ -1,0 +1,62 @@
+"""Pseudo-relevance feedback: expansion terms come from the top chunks, never the question."""
+
+from __future__ import annotations
+
+from components.bm25_index import BM25Index
+from components.prf import expand_query
+from components.text import Tokenizer
+
+DOCS = [
+    ("d1", "Miso soup", "Dissolve the miso after turning off the heat; never boil the soup after adding miso paste."),
+    ("d2", "Miso soup tips", "Dashi from kombu and katsuobushi makes the miso soup; tofu and wakame are classic."),
+    ("d3", "Monstera", "Water the monstera only when the top soil is dry; empty the saucer."),
+    ("d4", "BM25", "BM25 ranks documents by term frequency and inverse document frequency."),
+    ("d5", "味噌汁", "火を止めてから味噌を溶き入れる。味噌汁は沸騰させない。だしは昆布とかつお節。"),
+    ("d6", "京都", "伏見稲荷大社には朝早く着いた。千本鳥居が美しい。"),
+]
+
+
+def index(tok: Tokenizer) -> BM25Index:
+    return BM25Index(
+        [d for d, _, _ in DOCS],
+        [d for d, _, _ in DOCS],
+        [tok(f"{t}\n{x}") for _, t, x in DOCS],
+        payloads=[{"doc_id": d, "title": t, "text": x} for d, t, x in DOCS],
+    )
+
+
+def test_expansion_adds_feedback_terms_and_keeps_the_question() -> None:
+    tok = Tokenizer()
+    bm = index(tok)
+    ex = expand_query("How do I make miso soup?", bm25=bm, tokenizer=tok, fb_docs=2, fb_terms=5)
+    assert ex.text.startswith("How do I make miso soup?")
+    assert ex.terms and len(ex.terms) <= 5
+    assert not {"miso", "soup"} & set(ex.terms)  # question terms are not re-added
+    assert set(ex.terms) & {"dashi", "kombu", "katsuobushi", "boil", "heat", "paste", "tofu", "wakame", "dissolve"}
+    assert all(t.isalpha() for t in ex.terms)  # surface words, not stems or digits
+    # the expanded query still finds the miso documents first
+    top = [bm.doc_ids[h.index] for h in bm.search(tok(ex.text), limit=2)]
+    assert set(top) == {"d1", "d2"}
+
+
+def test_japanese_expansion_uses_the_index_tokens() -> None:
+    tok = Tokenizer()
+    ex = expand_query("味噌汁の作り方", bm25=index(tok), tokenizer=tok, fb_docs=1, fb_terms=4)
+    assert ex.terms and set(ex.terms) & {"昆布", "かつお節", "だし", "沸騰", "溶き入れる", "味噌"}
+
+
+def test_no_feedback_means_the_question_unchanged() -> None:
+    tok = Tokenizer()
+    bm = index(tok)
+    assert expand_query("quantum chromodynamics", bm25=bm, tokenizer=tok).text == "quantum chromodynamics"
+    assert expand_query("", bm25=bm, tokenizer=tok).terms == []
+
+
+def test_filter_mask_limits_the_feedback_chunks() -> None:
+    import numpy as np
+
+    tok = Tokenizer()
+    bm = index(tok)
+    allowed = np.array([False, True, False, False, False, False])
+    ex = expand_query("miso soup", bm25=bm, tokenizer=tok, allowed=allowed, fb_terms=10)
+    assert "dissolve" not in ex.terms and "boil" not in ex.terms
