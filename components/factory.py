@@ -10,15 +10,24 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
+
 from components.bm25_index import BM25Index, cache_path, load, load_any, save, search_text
+from components.breaker import Breakers
+from components.breaker import from_settings as breakers_from_settings
 from components.embedder import Embedder, make_embedder
 from components.errors import ServiceUnavailable
+from components.llm import ChatModels
 from components.reranker import Reranker
+from components.routing import ExemplarRouter
+from components.semantic_cache import SemanticCache
 from components.settings import Settings, get_settings
 from components.text import Tokenizer
 from components.vector_store import QdrantIndex
+from components.web_search import WebSearch, make_web_search
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +35,24 @@ log = logging.getLogger(__name__)
 class Components:
     """Lazily built, process-wide components; thread-safe."""
 
-    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        embedder: Embedder | None = None,
+        chat_models: Mapping[str, BaseChatModel] | None = None,
+        web: WebSearch | None = None,
+    ) -> None:
+        """``chat_models`` (role → any LangChain chat model) and ``web`` replace what Settings would build."""
         self.settings = settings or get_settings()
         self._embedder = embedder
+        self._chat_models = dict(chat_models or {})
+        self._llm: ChatModels | None = None
+        self._breakers: Breakers | None = None
+        self._web = web
+        self._cache: SemanticCache | None = None
+        self._router: ExemplarRouter | None = None
+        self._known: dict[Any, tuple[Any, set[str], set[str]]] = {}
         self._tokenizer: Tokenizer | None = None
         self._reranker: Reranker | None = None
         self._client: Any = None
@@ -112,6 +136,57 @@ class Components:
                 )
             self._bm25[index.collection] = bm
             return bm
+
+    @property
+    def breakers(self) -> Breakers:
+        """Circuit breakers per external service, shared by every run in the process."""
+        with self._lock:
+            if self._breakers is None:
+                self._breakers = breakers_from_settings(self.settings)
+            return self._breakers
+
+    @property
+    def llm(self) -> ChatModels:
+        """Chat models per role (Ollama); none configured means every node's non-LLM path."""
+        with self._lock:
+            if self._llm is None:
+                self._llm = ChatModels(self.settings, breakers=self.breakers, models=self._chat_models)
+            return self._llm
+
+    @property
+    def web(self) -> WebSearch | None:
+        """The web search provider, or None when WEB_SEARCH_PROVIDER is empty (the default)."""
+        with self._lock:
+            if self._web is None and self.settings.web_search_provider:
+                self._web = make_web_search(self.settings)
+            return self._web
+
+    @property
+    def cache(self) -> SemanticCache:
+        with self._lock:
+            if self._cache is None:
+                self._cache = SemanticCache()
+            return self._cache
+
+    @property
+    def router(self) -> ExemplarRouter:
+        """The embedding router (the non-LLM path of route_question)."""
+        with self._lock:
+            if self._router is None:
+                self._router = ExemplarRouter(self.embedder.encode_queries)
+            return self._router
+
+    def known_values(self, collection: str | None = None) -> tuple[set[str], set[str]]:
+        """Vault names and tags present in the index (query analysis only trusts these)."""
+        bm = self.bm25(collection)
+        name = collection or self.settings.collection
+        cached = self._known.get(name)
+        if cached is not None and cached[0] == (bm.version, bm.size):
+            return cached[1], cached[2]
+        vaults = {str(p["vault"]) for p in bm.payloads if p.get("vault")}
+        tags = {str(t) for p in bm.payloads for t in (p.get("tags") or [])}
+        self._known[name] = ((bm.version, bm.size), vaults, tags)
+        return vaults, tags
 
     def close(self) -> None:
         for idx in self._indexes.values():

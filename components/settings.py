@@ -64,6 +64,30 @@ class Settings(BaseSettings):
     )
     vector_timeout: float = Field(default=5.0, gt=0, description="Seconds before dense retrieval is cut.")
     reranker_timeout: float = Field(default=10.0, gt=0, description="Seconds before reranking is skipped.")
+    llm_model: str = Field(
+        default="",
+        description="Ollama chat model for every LLM role (e.g. qwen2.5:7b-instruct). Empty: no LLM; "
+        "every LLM node takes its non-LLM path (extractive answers).",
+    )
+    llm_model_router: str = Field(default="", description="Model for query analysis and routing (default LLM_MODEL).")
+    llm_model_rewriter: str = Field(default="", description="Model for query rewrite and HyDE (default LLM_MODEL).")
+    llm_model_grader: str = Field(default="", description="Model for the three graders (default LLM_MODEL).")
+    llm_model_generator: str = Field(
+        default="", description="Model for answers and direct answers (default LLM_MODEL)."
+    )
+    llm_timeout: float = Field(default=30.0, gt=0, description="Seconds before an LLM call is cut.")
+    llm_retries: int = Field(default=2, ge=0, le=10, description="Retries of a failed answer generation.")
+    breaker_fail_max: int = Field(
+        default=5, ge=1, description="Consecutive failures (within BREAKER_WINDOW) that open a service's breaker."
+    )
+    breaker_window: float = Field(default=60.0, gt=0, description="Seconds within which failures count together.")
+    breaker_reset: float = Field(default=30.0, gt=0, description="Seconds an open breaker waits before a trial call.")
+    web_search_provider: Literal["", "tavily"] = Field(
+        default="", description="Web search provider; empty turns web search off (the default)."
+    )
+    web_search_api_key: str | None = Field(default=None, description="API key of the web search provider.")
+    web_search_url: str = Field(default="https://api.tavily.com", description="Base URL of the web search API.")
+    web_search_timeout: float = Field(default=10.0, gt=0, description="Seconds before web search gives up.")
     data_dir: Path = Field(
         default=Path(".rag"),
         description="Folder for caches (BM25 index) and the conversation database.",

@@ -30,4 +30,60 @@ class Context:
     score_threshold: float = field(
         default=0.0, metadata={"description": "Drop results whose 0..1 score is below this."}
     )
-    user_id: str = field(default="", metadata={"description": "Who asks; used to read a user profile from the store."})
+    user_id: str = field(
+        default="",
+        metadata={
+            "description": "Who asks; their profile (store namespace ('users', id), key 'profile') adds filters."
+        },
+    )
+    # --- language models (Ollama); empty means the process setting (LLM_MODEL*) ---
+    use_llm: bool = field(
+        default=True,
+        metadata={"description": "Use the configured LLM; false forces every node onto its non-LLM path."},
+    )
+    router_model: str = field(default="", metadata={"description": "Model for query analysis and routing."})
+    rewriter_model: str = field(default="", metadata={"description": "Model for rewriting and HyDE."})
+    grader_model: str = field(
+        default="", metadata={"description": "Model for the context, hallucination and answer graders."}
+    )
+    generator_model: str = field(default="", metadata={"description": "Model for answers and direct answers."})
+    # --- switches ---
+    extract_filters: bool = field(
+        default=True, metadata={"description": "Q&A: turn dates, #tags and vault names in the question into filters."}
+    )
+    hyde: bool = field(
+        default=True,
+        metadata={"description": "With an LLM, drive dense retrieval by a hypothetical answer's embedding (HyDE)."},
+    )
+    web_search: bool = field(
+        default=False,
+        metadata={"description": "Allow web search (route and corrective fallback); needs WEB_SEARCH_PROVIDER."},
+    )
+    cache: bool = field(default=True, metadata={"description": "Use the semantic answer cache."})
+    cache_threshold: float = field(
+        default=0.95, metadata={"description": "Cosine similarity of two questions for a cache hit."}
+    )
+    # --- loop caps ---
+    max_context_rewrites: int = field(
+        default=3, metadata={"description": "Rewrites after the context was graded not relevant, then fallback."}
+    )
+    max_regenerations: int = field(
+        default=2, metadata={"description": "Regenerations after a failed hallucination check, then fallback."}
+    )
+    max_answer_rewrites: int = field(
+        default=3, metadata={"description": "Rewrites after the answer was graded not useful, then fallback."}
+    )
+    # --- generation ---
+    parent_budget_tokens: int = field(
+        default=3000, metadata={"description": "Token budget of the parent sections given to the generator."}
+    )
+    sources: int = field(default=5, metadata={"description": "Relevant chunks whose parents become the context."})
+
+    def __post_init__(self) -> None:
+        for name in ("max_context_rewrites", "max_regenerations", "max_answer_rewrites"):
+            if not 0 <= getattr(self, name) <= 10:
+                raise ValueError(f"{name} must be between 0 and 10, not {getattr(self, name)}")
+        if not 0 < self.cache_threshold <= 1:
+            raise ValueError(f"cache_threshold must be in (0, 1], not {self.cache_threshold}")
+        if self.top_k < 1 or self.candidates < 1 or self.parent_budget_tokens < 100:
+            raise ValueError("top_k and candidates must be >= 1 and parent_budget_tokens >= 100")

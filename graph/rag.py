@@ -1,50 +1,126 @@
-"""The query graph (``rag``): wiring only; the nodes live in ``nodes/rag``.
+"""The query graph (``rag``): wiring only; the nodes live in ``nodes/rag``, the routers in ``graph/routes``.
 
-    prepare_search → (retrieve_dense ∥ retrieve_bm25) → fuse_results → rerank_results
-        → END (mode="search") | generate_answer → END (mode="qa")
+    guard_input → analyze_query → check_cache → route_question
+        ├ vector_search → rewrite_query → prepare_search → (retrieve_dense ∥ retrieve_bm25)
+        │     → fuse_results → rerank_results → grade_context
+        │         ├ relevant → fetch_parents → generate_answer → check_hallucination
+        │         │     ├ grounded → grade_answer ├ useful → guard_output → finish_run
+        │         │     │                         ├ not useful → rewrite_query (≤ max_answer_rewrites)
+        │         │     │                         └ at the cap → fallback_answer
+        │         │     ├ ungrounded → generate_answer (≤ max_regenerations)
+        │         │     └ at the cap → fallback_answer
+        │         ├ not relevant → search_web (when on) | rewrite_query (≤ max_context_rewrites)
+        │         └ at the cap → fallback_answer → guard_output
+        ├ web_search → search_web → generate_answer … | fallback_answer
+        └ direct_answer → answer_directly → guard_output
+    mode="search" goes analyze_query → prepare_search → … → rerank_results → finish_run;
+    a blocked question goes guard_input → finish_run; a cache hit check_cache → finish_run.
 
-Dense retrieval has the vector-store timeout and falls back to BM25 alone; BM25 falls back to
-dense alone; the reranker has its own timeout and falls back to the fused order.
+Failure handling (LangGraph's own per-node policies): dense retrieval has the vector-store
+timeout and falls back to BM25 alone; BM25 falls back to dense alone; the reranker falls back
+to the fused order; web search has its timeout and falls back to the polite fallback;
+generation is retried on LLM errors and then ends the run through ``fail_run``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import RetryPolicy
 
+from components.errors import LLMError
 from components.factory import Components
+from graph import routes
 from graph.context import Context
 from graph.state import InputState, OutputState, RAGState
-from nodes.rag import fuse_results, generate_answer, prepare_search, rerank_results, retrieve_bm25, retrieve_dense
+from nodes.rag import (
+    analyze_query,
+    answer_directly,
+    check_cache,
+    check_hallucination,
+    fail_run,
+    fallback_answer,
+    fetch_parents,
+    finish_run,
+    fuse_results,
+    generate_answer,
+    grade_answer,
+    grade_context,
+    guard_input,
+    guard_output,
+    prepare_search,
+    rerank_results,
+    retrieve_bm25,
+    retrieve_dense,
+    rewrite_query,
+    route_question,
+    search_web,
+)
+from nodes.rag.common import timed
 
 
-def after_ranking(state: RAGState) -> Literal["generate_answer", "__end__"]:
-    return "__end__" if state.get("mode") == "search" else "generate_answer"
-
-
-def build_rag_graph(components: Components | None = None, *, checkpointer: Any = None) -> Any:
+def build_rag_graph(components: Components | None = None, *, checkpointer: Any = None, store: Any = None) -> Any:
     c = components or Components()
     s = c.settings
-    builder = StateGraph(RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
-    builder.add_node(prepare_search.make(c))
+    b = StateGraph(RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
+    for module in (
+        guard_input,
+        analyze_query,
+        check_cache,
+        route_question,
+        rewrite_query,
+        prepare_search,
+        fuse_results,
+        grade_context,
+        fetch_parents,
+        check_hallucination,
+        grade_answer,
+        answer_directly,
+        fallback_answer,
+        fail_run,
+        guard_output,
+        finish_run,
+    ):
+        b.add_node(timed(module.make(c)))
     # langgraph's overloads do not list handlers that take a NodeError, hence the ignores
-    builder.add_node(retrieve_dense.make(c), timeout=s.vector_timeout, error_handler=retrieve_dense.dense_failed)  # type: ignore[call-overload]
-    builder.add_node(retrieve_bm25.make(c), error_handler=retrieve_bm25.bm25_failed)  # type: ignore[call-overload]
-    builder.add_node(fuse_results.make(c))
-    builder.add_node(rerank_results.make(c), timeout=s.reranker_timeout, error_handler=rerank_results.rerank_failed)  # type: ignore[call-overload]
-    builder.add_node(rerank_results.make_skipped(c))
-    builder.add_node(generate_answer.make(c))
-    builder.add_edge(START, "prepare_search")
-    builder.add_edge("prepare_search", "retrieve_dense")
-    builder.add_edge("prepare_search", "retrieve_bm25")
-    builder.add_edge("retrieve_dense", "fuse_results")
-    builder.add_edge("retrieve_bm25", "fuse_results")
-    builder.add_edge("fuse_results", "rerank_results")
-    builder.add_conditional_edges("rerank_results", after_ranking)
-    builder.add_conditional_edges("rerank_skipped", after_ranking)
-    builder.add_edge("generate_answer", END)
-    return builder.compile(name="rag", checkpointer=checkpointer)
+    b.add_node(timed(retrieve_dense.make(c)), timeout=s.vector_timeout, error_handler=retrieve_dense.dense_failed)  # type: ignore[call-overload]
+    b.add_node(timed(retrieve_bm25.make(c)), error_handler=retrieve_bm25.bm25_failed)  # type: ignore[call-overload]
+    b.add_node(timed(rerank_results.make(c)), timeout=s.reranker_timeout, error_handler=rerank_results.rerank_failed)  # type: ignore[call-overload]
+    b.add_node(timed(rerank_results.make_skipped(c)))
+    b.add_node(timed(search_web.make(c)), timeout=s.web_search_timeout, error_handler=search_web.web_failed)  # type: ignore[call-overload]
+    b.add_node(
+        timed(generate_answer.make(c)),
+        timeout=s.llm_timeout,
+        retry_policy=RetryPolicy(max_attempts=1 + s.llm_retries, initial_interval=0.5, retry_on=LLMError),
+        error_handler=generate_answer.generation_failed,
+    )  # type: ignore[call-overload]
+
+    b.add_edge(START, "guard_input")
+    b.add_conditional_edges("guard_input", routes.after_guard)
+    b.add_conditional_edges("analyze_query", routes.after_analysis)
+    b.add_conditional_edges("check_cache", routes.after_cache)
+    b.add_conditional_edges("route_question", routes.after_route)
+    b.add_edge("rewrite_query", "prepare_search")
+    b.add_edge("prepare_search", "retrieve_dense")
+    b.add_edge("prepare_search", "retrieve_bm25")
+    b.add_edge("retrieve_dense", "fuse_results")
+    b.add_edge("retrieve_bm25", "fuse_results")
+    b.add_edge("fuse_results", "rerank_results")
+    b.add_conditional_edges("rerank_results", routes.after_ranking)
+    b.add_conditional_edges("rerank_skipped", routes.after_ranking)
+    b.add_conditional_edges("grade_context", routes.after_context_grade)
+    b.add_edge("fetch_parents", "generate_answer")
+    b.add_conditional_edges("search_web", routes.after_web_search)
+    b.add_edge("generate_answer", "check_hallucination")
+    b.add_conditional_edges("check_hallucination", routes.after_hallucination_check)
+    b.add_conditional_edges("grade_answer", routes.after_answer_grade)
+    b.add_edge("answer_directly", "guard_output")
+    b.add_edge("fallback_answer", "guard_output")
+    b.add_edge("fail_run", "finish_run")
+    b.add_edge("guard_output", "finish_run")
+    b.add_edge("finish_run", END)
+    return b.compile(name="rag", checkpointer=checkpointer, store=store)
 
 
 graph = build_rag_graph()

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import logging
+import time
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AnyMessage, HumanMessage
+from langgraph.runtime import Runtime
 
+from graph.context import Context
 from graph.state import RAGState
+
+if TYPE_CHECKING:
+    from components.factory import Components
+    from components.llm import Role
+    from nodes.types import RAGNode
+
+log = logging.getLogger(__name__)
 
 
 def question_of(state: RAGState) -> str:
@@ -41,3 +55,55 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "parent_id": payload.get("parent_id"),
         **extra,
     }
+
+
+def language_of(state: RAGState) -> str:
+    """The question's language (ja or en); English when undetermined."""
+    lang = state.get("language") or "en"
+    return lang if lang in ("ja", "en") else "en"
+
+
+def prior_turns(state: RAGState) -> list[AnyMessage]:
+    """Messages before the current question (the thread's history)."""
+    msgs = list(state.get("messages") or [])
+    for i in range(len(msgs) - 1, -1, -1):
+        if isinstance(msgs[i], HumanMessage):
+            return msgs[:i]
+    return msgs
+
+
+def use_llm(c: Components, ctx: Context, role: Role, override: str = "") -> bool:
+    """Whether this node should call its LLM: enabled for the run, configured, breaker closed."""
+    return ctx.use_llm and c.llm.available(role, override)
+
+
+def log_error(kind: str, node: str, state: RAGState, error: BaseException) -> None:
+    """One structured log line per error: kind, node, time, request id (never shown to users)."""
+    log.error(
+        "error kind=%s node=%s time=%s request_id=%s: %s: %s",
+        kind,
+        node,
+        datetime.now(UTC).isoformat(timespec="milliseconds"),
+        state.get("request_id") or "-",
+        type(error).__name__,
+        error,
+    )
+
+
+def timed(fn: RAGNode) -> RAGNode:
+    """Wrap a node so that each visit is recorded in ``steps`` with its milliseconds."""
+
+    @functools.wraps(fn)
+    async def wrapper(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        out = await fn(state, runtime=runtime)
+        # start: the process clock in seconds, so that a benchmark can tell parallel nodes' overlap
+        step = {"node": fn.__name__, "ms": round((time.perf_counter() - t0) * 1000, 3), "start": round(t0, 6)}
+        return {**out, "steps": [*(out.get("steps") or []), step]}
+
+    return wrapper  # type: ignore[return-value]
+
+
+def numbered(texts: Iterable[str]) -> str:
+    """Passages as the LLM sees them: ``[n] text`` blocks, numbered from 1."""
+    return "\n\n".join(f"[{i}] {t.strip()}" for i, t in enumerate(texts, start=1))

@@ -1,54 +1,135 @@
-"""Answer from the retrieved chunks with numbered citations (extractive path)."""
+"""Generation with numbered citations, by the LLM or, without one, by extraction.
+
+The LLM (generator role) answers from the numbered passages in the question's language and
+says 「情報が見つかりませんでした」 / "No information found" when they lack the answer. Its
+tokens stream to ``stream_mode="messages"`` clients. After a failed hallucination check the
+model is told which statements were unsupported. Without a reachable LLM (none configured,
+server down, breaker open) the extractive path selects the passages' best supporting
+sentences instead (components/extractive.py). An LLM that errors (HTTP 500, timeout) is
+retried by the node's retry policy, then the run ends with a generic error message.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 from typing import Any
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
+from components.errors import LLMUnavailable
 from components.extractive import extract_answer
 from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState
+from nodes.rag import prompts
+from nodes.rag.common import language_of, log_error, numbered, prior_turns, use_llm
 from nodes.types import RAGNode as Node
 
+log = logging.getLogger(__name__)
 
-def sources_of(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+CITATION = re.compile(r"\[(\d{1,3})\]")
+
+
+def passages_of(state: RAGState) -> list[dict[str, Any]]:
+    """The generation context: parent passages, web passages, or the results themselves."""
+    passages = list(state.get("passages") or [])
+    if passages:
+        return passages
     return [
         {
-            "n": i + 1,
-            "doc_id": r["doc_id"],
-            "source": r["source"],
-            "title": r["title"],
-            "section": " > ".join(r["section_hierarchy"]),
-            "score": r["score"],
-            "chunk_id": r["chunk_id"],
+            "n": i,
+            "text": r.get("text") or "",
+            "doc_id": r.get("doc_id"),
+            "chunk_ids": [r.get("chunk_id")],
+            "source": r.get("source"),
+            "title": r.get("title"),
+            "section": " > ".join(r.get("section_hierarchy") or []),
+            "score": r.get("score"),
         }
-        for i, r in enumerate(results)
+        for i, r in enumerate(state.get("results") or [], start=1)
+    ]
+
+
+def cited_sources(answer: str, passages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The passages the answer cites, numbered as in the answer."""
+    cited = {int(n) for n in CITATION.findall(answer)}
+    return [
+        {
+            "n": p["n"],
+            "doc_id": p.get("doc_id"),
+            "source": p.get("source"),
+            "title": p.get("title"),
+            "section": p.get("section") or "",
+            "score": p.get("score"),
+            "chunk_ids": p.get("chunk_ids") or [],
+        }
+        for p in passages
+        if p["n"] in cited
     ]
 
 
 def make(c: Components) -> Node:
     async def generate_answer(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
-        results = [r for r in state.get("results") or [] if "text" in r]
+        question = state.get("question") or ""
+        lang = language_of(state)
+        passages = passages_of(state)
+        notes: list[str] = []
+        if use_llm(c, ctx, "generator", ctx.generator_model) and passages:
+            try:
+                answer = await _llm_answer(c, ctx, state, question, lang, passages)
+                return {"answer": answer, "sources": cited_sources(answer, passages), "path": "llm"}
+            except LLMUnavailable as e:  # down or breaker open: answer without it, now
+                log_error("llm", "generate_answer", state, e)
+                notes.append(f"The language model is unavailable ({e}); answered by extraction.")
         bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
-        ex = extract_answer(
-            state.get("question") or "",
-            [r["text"] for r in results],
+        ex = await asyncio.to_thread(
+            extract_answer,
+            question,
+            [p["text"] for p in passages],
             tokenize=c.tokenizer,
             idf=bm25.idf,
-            language=state.get("language") or "en",
+            language=lang,
+            # the query encoder: its scores are what extraction was tuned on, and it caches repeats
+            embed=c.embedder.encode_queries,
         )
-        sources = [s for s in sources_of(results) if s["n"] in ex.used_sources]
         return {
             "answer": ex.answer,
-            "sources": sources,
-            "confidence": ex.confidence,
+            "sources": cited_sources(ex.answer, passages),
             "path": "extractive",
-            "messages": [AIMessage(content=ex.answer, response_metadata={"sources": sources})],
+            "notes": notes,
         }
 
     return generate_answer
+
+
+async def _llm_answer(
+    c: Components, ctx: Context, state: RAGState, question: str, lang: str, passages: list[dict[str, Any]]
+) -> str:
+    system = prompts.GENERATE_SYSTEM.format(
+        language_name=prompts.LANGUAGE_NAMES.get(lang, "the question's language"),
+        no_info=prompts.pick(prompts.NO_INFO, lang),
+        passages=numbered(_label(p) for p in passages),
+    )
+    msgs: list[Any] = [SystemMessage(system), *prior_turns(state)[-4:], HumanMessage(question)]
+    unsupported = (state.get("hallucination") or {}).get("unsupported") or []
+    if (state.get("hallucination") or {}).get("grounded") is False:
+        msgs.append(HumanMessage(prompts.REGENERATE_NOTE.format(unsupported="\n".join(f"- {u}" for u in unsupported))))
+    reply = await c.llm.generate("generator", msgs, override=ctx.generator_model)
+    return str(reply.content).strip()
+
+
+def _label(p: dict[str, Any]) -> str:
+    head = " / ".join(x for x in (p.get("title"), p.get("section")) if x)
+    return f"({head})\n{p['text']}" if head else str(p["text"])
+
+
+def generation_failed(state: RAGState, error: NodeError) -> Command[Any]:
+    """The LLM failed after its retries: end the run with a generic message."""
+    log_error("llm", "generate_answer", state, error.error)
+    return Command(goto="fail_run", update={"fallback_reason": f"generation failed ({type(error.error).__name__})"})

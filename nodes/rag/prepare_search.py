@@ -31,7 +31,9 @@ def make(c: Components) -> Node:
         top_k = int(state.get("top_k") or ctx.top_k)
         if not 1 <= top_k <= 1000:
             raise QueryError(f"top_k must be between 1 and 1000, not {top_k}.")
-        queries = [q.strip() for q in [question, *(state.get("queries") or [])] if q and q.strip()]
+        # Q&A: rewrite_query settled the phrasings; search: the question plus any extra phrasings
+        primary = [] if state.get("mode", "qa") == "qa" and state.get("queries") else [question]
+        queries = [q.strip() for q in [*primary, *(state.get("queries") or [])] if q and q.strip()]
         index = c.index(ctx.collection or None)
 
         def check() -> dict[str, Any]:
@@ -47,15 +49,17 @@ def make(c: Components) -> Node:
         except ServiceUnavailable as e:  # retrieval nodes fall back to BM25's cached index
             log.warning("vector store unavailable: %s", e)
             meta, notes = {}, [f"The vector store did not answer: {e}"]
+        queries = list(dict.fromkeys(queries))
+        dense_queries = list(state.get("dense_queries") or [])
         return {
             "notes": notes,
             "question": question,
-            "queries": list(dict.fromkeys(queries)),
+            "queries": queries,
+            "dense_queries": dense_queries if len(dense_queries) == len(queries) else [],
             "top_k": top_k,
             "filters": filters.model_dump(mode="json", exclude_defaults=True),
-            "language": detect_language(question) if question else "und",
-            "route": "vector_search",
-            "cache_hit": False,
+            "language": state.get("language") or (detect_language(question) if question else "und"),
+            "route": state.get("route") or "vector_search",
             "trace": {
                 "collection": index.collection,
                 "vector_size": meta.get("dim"),

@@ -34,7 +34,12 @@ def make(c: Components) -> Node:
             hits, timings = await asyncio.to_thread(_similar, c, similar_to, filters, limit, collection)
         else:
             hits, timings = await asyncio.to_thread(
-                dense_search, c, list(state.get("queries") or []), filters, limit=limit, collection=collection
+                dense_search,
+                c,
+                list(state.get("dense_queries") or state.get("queries") or []),
+                filters,
+                limit=limit,
+                collection=collection,
             )
         return {"dense_hits": [[h.to_dict() for h in q] for q in hits], "retrievers": ["dense"], "timings_ms": timings}
 

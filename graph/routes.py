@@ -1,0 +1,83 @@
+"""Routers of the query graph: pure functions of state (and the run's caps), no model calls.
+
+Each reads a verdict a node wrote and names the next node; loop caps come from the Context,
+counters from state, so every exit is visible in Studio and testable without a model.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.state import RAGState
+
+
+def _ctx(runtime: Runtime[Context] | None) -> Context:
+    return (runtime.context if runtime is not None else None) or Context()
+
+
+def after_guard(state: RAGState) -> Literal["analyze_query", "finish_run"]:
+    return "finish_run" if state.get("route") == "blocked" else "analyze_query"
+
+
+def after_analysis(state: RAGState) -> Literal["prepare_search", "check_cache"]:
+    return "prepare_search" if state.get("mode") == "search" else "check_cache"
+
+
+def after_cache(state: RAGState) -> Literal["route_question", "finish_run"]:
+    return "finish_run" if state.get("cache_hit") else "route_question"
+
+
+def after_route(state: RAGState) -> Literal["rewrite_query", "search_web", "answer_directly"]:
+    route = state.get("route")
+    if route == "web_search":
+        return "search_web"
+    if route == "direct_answer":
+        return "answer_directly"
+    return "rewrite_query"
+
+
+def after_ranking(state: RAGState) -> Literal["grade_context", "finish_run"]:
+    return "finish_run" if state.get("mode") == "search" else "grade_context"
+
+
+def after_context_grade(
+    state: RAGState, runtime: Runtime[Context]
+) -> Literal["fetch_parents", "rewrite_query", "search_web", "fallback_answer"]:
+    ctx = _ctx(runtime)
+    if (state.get("context_verdict") or {}).get("relevant"):
+        return "fetch_parents"
+    # corrective RAG: the web when it is on, else another phrasing, until the cap
+    if ctx.web_search and (state.get("trace") or {}).get("web_available"):
+        return "search_web"
+    if int(state.get("context_failures") or 0) <= ctx.max_context_rewrites:
+        return "rewrite_query"
+    return "fallback_answer"
+
+
+def after_web_search(state: RAGState) -> Literal["generate_answer", "fallback_answer"]:
+    return "generate_answer" if state.get("passages") else "fallback_answer"
+
+
+def after_hallucination_check(
+    state: RAGState, runtime: Runtime[Context]
+) -> Literal["grade_answer", "generate_answer", "fallback_answer"]:
+    if (state.get("hallucination") or {}).get("grounded", True):
+        return "grade_answer"
+    if int(state.get("hallucination_failures") or 0) <= _ctx(runtime).max_regenerations:
+        return "generate_answer"
+    return "fallback_answer"
+
+
+def after_answer_grade(
+    state: RAGState, runtime: Runtime[Context]
+) -> Literal["guard_output", "rewrite_query", "fallback_answer"]:
+    if (state.get("answer_verdict") or {}).get("useful", True):
+        return "guard_output"
+    if state.get("route") == "web_search":
+        return "fallback_answer"
+    if int(state.get("answer_failures") or 0) <= _ctx(runtime).max_answer_rewrites:
+        return "rewrite_query"
+    return "fallback_answer"

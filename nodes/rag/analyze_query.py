@@ -1,0 +1,108 @@
+"""Query analysis: language, filters stated in the question, and the user's profile defaults.
+
+Rules find dates and periods, ``#tags`` and vault names known to the index; with an LLM the
+router model extracts the same fields as structured output and the two are merged (rules
+win where both speak, since they are exact). Filters the caller passed always win over both.
+The profile (``runtime.store``, namespace ``("users", user_id)``, key ``"profile"``, value
+``{"filters": {...}}``) only fills filters nobody else set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import date
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from components.analysis import analyze_query as analyze_rules
+from components.errors import RAGError
+from components.factory import Components
+from components.filters import SearchFilters
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag import prompts
+from nodes.rag.common import log_error, use_llm
+from nodes.rag.schemas import ExtractedFilters
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+async def read_profile(runtime: Runtime[Context], user_id: str) -> dict[str, Any]:
+    """The user's stored profile, or {} (no store, no user, nothing stored)."""
+    if not user_id or runtime.store is None:
+        return {}
+    item = await runtime.store.aget(("users", user_id), "profile")
+    return dict(item.value) if item is not None else {}
+
+
+def make(c: Components) -> Node:
+    async def analyze_query(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        question = state.get("question") or ""
+        given = dict(state.get("filters") or {})
+        analysis: dict[str, Any] = {"path": "rules", "explanations": []}
+        found: dict[str, Any] = {}
+        if state.get("mode") != "search" and ctx.extract_filters and question:
+            vaults, tags = await asyncio.to_thread(c.known_values, ctx.collection or None)
+            rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
+            found = dict(rules.filters)
+            analysis.update(explanations=list(rules.explanations), structured=rules.structured)
+            if use_llm(c, ctx, "router", ctx.router_model):
+                try:
+                    llm = await c.llm.structured(
+                        "router",
+                        ExtractedFilters,
+                        [
+                            SystemMessage(
+                                prompts.ANALYZE_SYSTEM.format(
+                                    today=date.today().isoformat(),
+                                    vaults=", ".join(sorted(vaults)) or "none",
+                                    tags=", ".join(sorted(tags)[:200]) or "none",
+                                )
+                            ),
+                            HumanMessage(question),
+                        ],
+                        override=ctx.router_model,
+                    )
+                    extra = _llm_filters(llm, vaults, tags)
+                    found = {**extra, **found}
+                    analysis["path"] = "llm"
+                    if extra:
+                        analysis["explanations"].append(f"LLM: {extra}")
+                except RAGError as e:
+                    log_error("llm", "analyze_query", state, e)
+        profile = await read_profile(runtime, ctx.user_id)
+        defaults = dict(profile.get("filters") or {})
+        merged = {**defaults, **found, **given}
+        try:
+            SearchFilters.parse(merged)
+        except RAGError as e:  # a bad profile or extraction must not break the question
+            log_error("filters", "analyze_query", state, e)
+            merged = given
+        analysis.update(filters_from_question=found, profile_filters=defaults, language=state.get("language"))
+        return {"filters": merged, "analysis": analysis}
+
+    return analyze_query
+
+
+def _llm_filters(f: ExtractedFilters, known_vaults: set[str], known_tags: set[str]) -> dict[str, Any]:
+    """The LLM's extraction, keeping only values that can be true of the index."""
+    out: dict[str, Any] = {}
+    tags = [t.strip().lstrip("#") for t in f.tags if t.strip().lstrip("#") in known_tags]
+    if tags:
+        out["tags"] = tags
+    vaults = [v for v in f.vaults if v in known_vaults]
+    if vaults:
+        out["vaults"] = vaults
+    for key in ("created_from", "created_to"):
+        value = getattr(f, key)
+        if value:
+            try:
+                out[key] = date.fromisoformat(value).isoformat()
+            except ValueError:
+                log.info("ignoring the LLM's %s=%r (not a date)", key, value)
+    return out

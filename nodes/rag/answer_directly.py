@@ -1,0 +1,50 @@
+"""Direct answer for chit-chat and general questions: the LLM replies without documents.
+
+Without a reachable LLM there is nothing honest to say but that a model is needed; the
+response says so (path "none") instead of pretending with an extract.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from components.errors import LLMUnavailable
+from components.factory import Components
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag import prompts
+from nodes.rag.common import language_of, log_error, prior_turns, use_llm
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+def make(c: Components) -> Node:
+    async def answer_directly(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        lang = language_of(state)
+        if use_llm(c, ctx, "generator", ctx.generator_model):
+            system = prompts.DIRECT_SYSTEM.format(language_name=prompts.LANGUAGE_NAMES.get(lang, "the user's language"))
+            msgs: list[Any] = [
+                SystemMessage(system),
+                *prior_turns(state)[-6:],
+                HumanMessage(state.get("question") or ""),
+            ]
+            try:
+                reply = await c.llm.generate("generator", msgs, override=ctx.generator_model)
+                return {"answer": str(reply.content).strip(), "path": "llm", "sources": [], "confidence": 1.0}
+            except LLMUnavailable as e:
+                log_error("llm", "answer_directly", state, e)
+        return {
+            "answer": prompts.pick(prompts.NEEDS_MODEL, lang),
+            "path": "none",
+            "sources": [],
+            "confidence": 0.0,
+            "escalation": {"reason": "direct answer needs a language model", "node": "answer_directly"},
+        }
+
+    return answer_directly

@@ -1,0 +1,73 @@
+"""Semantic cache: a question close enough to one answered before returns that answer at once.
+
+The scope of an entry is the collection, its index version, the filters and the language, so
+re-ingesting or asking with other filters never returns a stale answer. Follow-ups (a thread
+with history) and questions carrying personal data are neither looked up nor stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.errors import RAGError
+from components.factory import Components
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag.common import log_error, prior_turns
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+def cacheable(state: RAGState, ctx: Context) -> bool:
+    """Only first questions without personal data, in Q&A mode, with the cache switched on."""
+    guard = state.get("guardrail") or {}
+    return bool(
+        ctx.cache
+        and state.get("mode", "qa") == "qa"
+        and state.get("question")
+        and not guard.get("pii")
+        and not any(m.type == "ai" for m in prior_turns(state))
+    )
+
+
+def cache_scope(c: Components, state: RAGState, ctx: Context) -> str:
+    """Collection, index version, filters, language and depth: what makes two answers comparable."""
+    index = c.index(ctx.collection or None)
+    version = index.metadata().get("version", 0)
+    filters = json.dumps(state.get("filters") or {}, sort_keys=True, ensure_ascii=False)
+    top_k = state.get("top_k") or ctx.top_k
+    return f"{index.collection}|v{version}|{filters}|{state.get('language')}|{top_k}"
+
+
+def make(c: Components) -> Node:
+    async def check_cache(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        if not cacheable(state, ctx):
+            return {"cache_hit": False}
+
+        def lookup() -> Any:
+            vector = c.embedder.encode_queries([state.get("question") or ""])[0]
+            return c.cache.lookup(vector, scope=cache_scope(c, state, ctx), threshold=ctx.cache_threshold)
+
+        try:
+            entry = await asyncio.to_thread(lookup)
+        except RAGError as e:  # the cache is an optimisation: a failure only costs the answer's time
+            log_error("cache", "check_cache", state, e)
+            return {"cache_hit": False}
+        if entry is None:
+            return {"cache_hit": False}
+        value = dict(entry.value)
+        log.info("cache hit for request %s (similar to %r)", state.get("request_id"), entry.question[:80])
+        return {
+            **value,
+            "cache_hit": True,
+            "notes": [f"Answered from the cache (a similar question: {entry.question!r})."],
+        }
+
+    return check_cache

@@ -1,0 +1,65 @@
+"""Hallucination check: is every statement of the answer supported by the passages?
+
+With an LLM (grader role) the model lists unsupported statements; without one each answer
+sentence must be close to a passage sentence (components/grading.check_support). Fixed
+"no information" answers pass. The router after this node regenerates (up to
+max_regenerations) or gives the fallback answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from components import grading
+from components.errors import RAGError
+from components.factory import Components
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag import prompts
+from nodes.rag.common import log_error, numbered, use_llm
+from nodes.rag.generate_answer import passages_of
+from nodes.rag.schemas import HallucinationGrade
+from nodes.types import RAGNode as Node
+
+
+def make(c: Components) -> Node:
+    async def check_hallucination(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        answer = state.get("answer") or ""
+        texts = [p["text"] for p in passages_of(state)]
+        verdict: dict[str, Any] = {}
+        if state.get("path") == "llm" and use_llm(c, ctx, "grader", ctx.grader_model):
+            try:
+                g = await c.llm.structured(
+                    "grader",
+                    HallucinationGrade,
+                    [
+                        SystemMessage(prompts.HALLUCINATION_SYSTEM.format(passages=numbered(texts))),
+                        HumanMessage(f"Answer: {answer}"),
+                    ],
+                    override=ctx.grader_model,
+                )
+                verdict = {"grounded": g.grounded, "score": 1.0 if g.grounded else 0.0, "path": "llm"}
+                verdict["unsupported"] = list(g.unsupported)
+            except RAGError as e:
+                log_error("llm", "check_hallucination", state, e)
+        if not verdict:
+            s = await asyncio.to_thread(
+                grading.check_support, answer, texts, embed=c.embedder.encode_queries, tokenize=c.tokenizer
+            )
+            verdict = {
+                "grounded": s.grounded,
+                "score": round(s.score, 4),
+                "unsupported": list(s.unsupported),
+                "path": "sentence_support",
+            }
+        out: dict[str, Any] = {"hallucination": verdict}
+        if not verdict["grounded"]:
+            out["hallucination_failures"] = int(state.get("hallucination_failures") or 0) + 1
+        return out
+
+    return check_hallucination

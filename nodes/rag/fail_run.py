@@ -1,0 +1,28 @@
+"""Error end: a generic message with the request id; the details are in the log, not in the answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.factory import Components
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag import prompts
+from nodes.rag.common import language_of
+from nodes.types import RAGNode as Node
+
+
+def make(c: Components) -> Node:
+    async def fail_run(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        rid = state.get("request_id") or "-"
+        return {
+            "answer": prompts.pick(prompts.ERROR_MESSAGE, language_of(state)).format(request_id=rid),
+            "sources": [],
+            "confidence": 0.0,
+            "path": "none",
+            "escalation": {"reason": state.get("fallback_reason") or "error", "node": "fail_run", "request_id": rid},
+        }
+
+    return fail_run

@@ -1,0 +1,46 @@
+"""Parent documents: the sections around the relevant chunks, within a token budget.
+
+Ingestion stores each chunk's parent section id and offsets; the section is rebuilt from its
+chunks (components/parents.py) so the generator sees whole paragraphs, not 800-character
+cuts. When the vector store is unreachable, the BM25 index's copy of the payloads serves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.errors import ServiceUnavailable
+from components.factory import Components
+from components.parents import expand_to_parents
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag.common import log_error
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+def make(c: Components) -> Node:
+    async def fetch_parents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        results = list(state.get("results") or [])[: ctx.sources]
+        ranks = set((state.get("context_verdict") or {}).get("ranks") or range(1, len(results) + 1))
+        relevant = [r for i, r in enumerate(results, start=1) if i in ranks]
+        collection = ctx.collection or None
+
+        def fetch(parent_ids: list[str]) -> list[dict[str, Any]]:
+            try:
+                return c.index(collection).chunks_by_parent(parent_ids)
+            except ServiceUnavailable as e:
+                log_error("vector_store", "fetch_parents", state, e)
+                wanted = set(parent_ids)
+                return [p for p in c.bm25(collection).payloads if p.get("parent_id") in wanted]
+
+        passages = await asyncio.to_thread(expand_to_parents, relevant, fetch, budget_tokens=ctx.parent_budget_tokens)
+        return {"passages": [p.model_dump() if hasattr(p, "model_dump") else dict(vars(p)) for p in passages]}
+
+    return fetch_parents

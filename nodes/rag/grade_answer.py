@@ -1,0 +1,70 @@
+"""Answer grader: does the answer resolve the question? Writes a verdict and the confidence.
+
+With an LLM (grader role) the model judges; without one, question-answer similarity does
+(components/grading.grade_answer). "No information" answers are not useful, so the router
+after this node sends the run back to rewrite (up to max_answer_rewrites) or to the fallback.
+
+Confidence (0..1, in the output) is the geometric mean of the three verdict scores this run
+produced: context relevance, grounding and usefulness. It is a ranking signal for callers
+(route low-confidence answers to a human), not a calibrated probability of correctness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from components import grading
+from components.errors import RAGError
+from components.factory import Components
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag import prompts
+from nodes.rag.common import log_error, use_llm
+from nodes.rag.schemas import AnswerGrade
+from nodes.types import RAGNode as Node
+
+
+def confidence(*scores: float | None) -> float:
+    vals = [max(0.0, min(1.0, float(s))) for s in scores if s is not None]
+    if not vals or min(vals) == 0.0:
+        return 0.0
+    return round(math.exp(sum(math.log(v) for v in vals) / len(vals)), 3)
+
+
+def make(c: Components) -> Node:
+    async def grade_answer(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        question = state.get("question") or ""
+        answer = state.get("answer") or ""
+        verdict: dict[str, Any] = {}
+        if state.get("path") == "llm" and use_llm(c, ctx, "grader", ctx.grader_model):
+            try:
+                g = await c.llm.structured(
+                    "grader",
+                    AnswerGrade,
+                    [
+                        SystemMessage(prompts.ANSWER_GRADE_SYSTEM),
+                        HumanMessage(f"Question: {question}\nAnswer: {answer}"),
+                    ],
+                    override=ctx.grader_model,
+                )
+                verdict = {"useful": g.useful, "score": 1.0 if g.useful else 0.0, "reason": g.reason, "path": "llm"}
+            except RAGError as e:
+                log_error("llm", "grade_answer", state, e)
+        if not verdict:
+            a = await asyncio.to_thread(grading.grade_answer, question, answer, embed=c.embedder.encode_queries)
+            verdict = {"useful": a.useful, "score": round(a.score, 4), "reason": a.reason, "path": "similarity"}
+        out: dict[str, Any] = {"answer_verdict": verdict}
+        if not verdict["useful"]:
+            out["answer_failures"] = int(state.get("answer_failures") or 0) + 1
+        context_score = (state.get("context_verdict") or {}).get("score")
+        grounding = (state.get("hallucination") or {}).get("score")
+        out["confidence"] = confidence(context_score, grounding, verdict["score"]) if verdict["useful"] else 0.0
+        return out
+
+    return grade_answer

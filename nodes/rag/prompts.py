@@ -1,0 +1,87 @@
+"""Prompts of the Q&A graph's LLM nodes, and the fixed texts users see, in Japanese and English.
+
+Kept together so that wording changes are reviewed in one place; nodes only fill placeholders.
+System prompts are in English (small instruction-tuned models follow English instructions
+best) and tell the model to answer in the question's language.
+"""
+
+from __future__ import annotations
+
+ANALYZE_SYSTEM = """You extract search filters from a user's question about their notes and documents.
+Today is {today}. Known vaults: {vaults}. Known tags: {tags}.
+Only return a filter the question states explicitly (a date or period, a #tag, a vault name from the
+known list). Never guess: return empty lists and nulls when the question states none."""
+
+ROUTE_SYSTEM = """You route a user's question to one of three routes.
+- vector_search: the question asks about the user's own notes, documents, papers or knowledge
+  (anything that could be answered from an indexed document collection). Prefer this when unsure.
+- web_search: the question asks about recent or outside events (news, today's weather, current prices,
+  latest releases) that a personal document collection cannot hold.
+- direct_answer: greetings, thanks, chit-chat, or questions about you that need no documents."""
+
+REWRITE_SYSTEM = """You turn the user's latest question into a standalone search query.
+Resolve pronouns and follow-ups using the conversation so far. Keep the question's language
+(Japanese stays Japanese). Do not answer it in the question field.
+{hyde_instruction}"""
+
+HYDE_INSTRUCTION = """Also write hypothetical_answer: a short passage (2-4 sentences) in the question's language
+that a document answering the question would contain. It is used only to find documents."""
+
+NO_HYDE_INSTRUCTION = "Leave hypothetical_answer empty."
+
+REWRITE_RETRY = """An earlier search for "{previous}" found nothing useful ({reason}).
+Write a different query: other words, synonyms, or a broader formulation."""
+
+GRADE_CONTEXT_SYSTEM = """You grade retrieved passages for a question. A passage is relevant when it contains
+information that helps answer the question (even partly). Return the numbers of the relevant passages."""
+
+GENERATE_SYSTEM = """You answer questions using only the numbered passages below.
+Rules:
+- Answer in {language_name}, the language of the question.
+- Cite every statement with the passage number in square brackets, like [1] or [2][3].
+- Use only facts from the passages. If they do not contain the answer, reply exactly: {no_info}
+- Be concise: at most a few sentences.
+
+Passages:
+{passages}"""
+
+REGENERATE_NOTE = """Your previous answer contained statements the passages do not support:
+{unsupported}
+Answer again using only what the passages say."""
+
+HALLUCINATION_SYSTEM = """You check an answer against numbered passages. The answer is grounded when every
+statement in it is supported by the passages. List the statements that are not supported.
+
+Passages:
+{passages}"""
+
+ANSWER_GRADE_SYSTEM = """You judge whether an answer resolves a question. An answer that says the information
+was not found does not resolve it."""
+
+DIRECT_SYSTEM = """You are a helpful assistant for a personal knowledge base. Reply briefly and politely in
+{language_name}, the language of the user's message. You are answering without looking at any document."""
+
+LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
+
+NO_INFO = {"ja": "情報が見つかりませんでした。", "en": "No information found in the indexed documents."}
+
+FALLBACK = {
+    "ja": "申し訳ありませんが、この質問にはお答えできません。",
+    "en": "I'm sorry, but I can't answer this question from the available information.",
+}
+
+NEEDS_MODEL = {
+    "ja": "この質問には言語モデルが必要です。LLM_MODEL（Ollama のモデル名）を設定してください。",
+    "en": "This question needs a language model to answer: set LLM_MODEL to an Ollama model.",
+}
+
+ERROR_MESSAGE = {
+    "ja": "申し訳ありません。回答の生成中にエラーが発生しました。"
+    "しばらくしてからもう一度お試しください（リクエスト ID: {request_id}）。",
+    "en": "Sorry, something went wrong while answering. Please try again later (request id: {request_id}).",
+}
+
+
+def pick(texts: dict[str, str], language: str) -> str:
+    """The text in the question's language, English when there is none."""
+    return texts.get(language, texts["en"])

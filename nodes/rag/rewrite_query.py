@@ -1,0 +1,115 @@
+"""Query rewrite before retrieval, and again when a grader sent the run back.
+
+With an LLM (rewriter role): a standalone question resolving follow-ups against the thread,
+and with HyDE a hypothetical answer whose embedding drives dense retrieval while BM25 gets
+the rewritten question. Without one: a follow-up is searched both as asked and joined to the
+previous question; a retry expands the BM25 query by pseudo-relevance feedback (terms of the
+best BM25 chunks), and a later retry also drops the filters read from the question, in case
+they were what emptied the context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import numpy as np
+from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from components.errors import RAGError
+from components.factory import Components
+from components.filters import SearchFilters
+from components.prf import expand_query
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag import prompts
+from nodes.rag.common import log_error, prior_turns, use_llm
+from nodes.rag.schemas import Rewrite
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+def retry_reason(state: RAGState) -> str:
+    """Why the run came back here ('' on the first pass)."""
+    if (state.get("answer_verdict") or {}).get("useful") is False:
+        return "the answer did not resolve the question"
+    if (state.get("context_verdict") or {}).get("relevant") is False:
+        return "the retrieved context was not relevant"
+    return ""
+
+
+def previous_question(state: RAGState) -> str:
+    for m in reversed(prior_turns(state)):
+        if isinstance(m, HumanMessage) and isinstance(m.content, str):
+            return m.content.strip()
+    return ""
+
+
+def make(c: Components) -> Node:
+    async def rewrite_query(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        question = state.get("question") or ""
+        base = (state.get("analysis") or {}).get("search_text") or question
+        reason = retry_reason(state)
+        rewrites = int(state.get("rewrites") or 0) + (1 if reason else 0)
+        history = prior_turns(state)
+        out: dict[str, Any] = {"rewrites": rewrites, "answer_verdict": {}, "context_verdict": {}}
+        if use_llm(c, ctx, "rewriter", ctx.rewriter_model) and (history or ctx.hyde or reason):
+            try:
+                r = await _llm_rewrite(c, ctx, state, question, history, reason)
+                standalone = r.question.strip() or base
+                out.update(standalone_question=standalone, queries=[standalone])
+                out["dense_queries"] = (
+                    [r.hypothetical_answer.strip()] if ctx.hyde and r.hypothetical_answer.strip() else []
+                )
+                out["trace"] = {"rewrite_path": "llm", "hyde": bool(out["dense_queries"])}
+                return out
+            except RAGError as e:
+                log_error("llm", "rewrite_query", state, e)
+        prev = previous_question(state)
+        queries = [base]
+        if prev and not reason:
+            queries.append(f"{prev} {base}")
+        out.update(standalone_question=base, queries=queries, dense_queries=[], trace={"rewrite_path": "rules"})
+        if reason:
+            out.update(await asyncio.to_thread(_expand, c, ctx, state, base, rewrites))
+        return out
+
+    return rewrite_query
+
+
+async def _llm_rewrite(
+    c: Components, ctx: Context, state: RAGState, question: str, history: list[AnyMessage], reason: str
+) -> Rewrite:
+    system = prompts.REWRITE_SYSTEM.format(
+        hyde_instruction=prompts.HYDE_INSTRUCTION if ctx.hyde else prompts.NO_HYDE_INSTRUCTION
+    )
+    msgs: list[Any] = [SystemMessage(system), *history[-6:], HumanMessage(question)]
+    if reason:
+        previous = state.get("standalone_question") or question
+        msgs.append(HumanMessage(prompts.REWRITE_RETRY.format(previous=previous, reason=reason)))
+    return await c.llm.structured("rewriter", Rewrite, msgs, override=ctx.rewriter_model)
+
+
+def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: int) -> dict[str, Any]:
+    """Non-LLM retry: PRF-expanded BM25 query (dense keeps the question); from attempt 2 no question filters."""
+    out: dict[str, Any] = {}
+    filters = dict(state.get("filters") or {})
+    found = (state.get("analysis") or {}).get("filters_from_question") or {}
+    if attempt >= 2 and found:
+        filters = {k: v for k, v in filters.items() if k not in found}
+        out["filters"] = filters
+        out["notes"] = [f"Retried without the filters read from the question ({', '.join(sorted(found))})."]
+    bm25 = c.bm25(ctx.collection or None)
+    sf = SearchFilters.parse(filters)
+    allowed = None
+    if not sf.is_empty():
+        allowed = np.fromiter((sf.matches(p) for p in bm25.payloads), dtype=bool, count=bm25.size)
+    exp = expand_query(base, bm25=bm25, tokenizer=c.tokenizer, fb_docs=3 + 2 * attempt, allowed=allowed)
+    if exp.terms:
+        out.update(queries=[exp.text], dense_queries=[base])
+    out["trace"] = {"rewrite_path": "prf", "prf_terms": exp.terms}
+    return out

@@ -1,0 +1,66 @@
+"""Router node: decides vector search, web search or a direct answer, and writes why.
+
+With an LLM the router model decides (structured output); without one, or when its breaker
+is open, the question's embedding is compared with route exemplars (components/routing.py),
+which prefers vector search unless another route wins clearly. Web search chosen while it is
+switched off becomes vector search, with a note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from components.errors import RAGError
+from components.factory import Components
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag import prompts
+from nodes.rag.common import log_error, use_llm
+from nodes.rag.schemas import RouteDecision
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+def web_enabled(c: Components, ctx: Context) -> bool:
+    return ctx.web_search and c.web is not None
+
+
+def make(c: Components) -> Node:
+    async def route_question(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        question = state.get("question") or ""
+        route, reason, path = "", "", "embedding"
+        if use_llm(c, ctx, "router", ctx.router_model):
+            try:
+                d = await c.llm.structured(
+                    "router",
+                    RouteDecision,
+                    [SystemMessage(prompts.ROUTE_SYSTEM), HumanMessage(question)],
+                    override=ctx.router_model,
+                )
+                route, reason, path = d.route, d.reason, "llm"
+            except RAGError as e:
+                log_error("llm", "route_question", state, e)
+        if not route:
+            decision = await asyncio.to_thread(c.router.route, question)
+            route, reason = decision.route, decision.reason
+        notes: list[str] = []
+        if (state.get("analysis") or {}).get("structured") and route != "vector_search":
+            route, reason = "vector_search", f"the question states metadata conditions ({reason})"
+        if route == "web_search" and not web_enabled(c, ctx):
+            notes.append("The question looks like one for web search, which is off; searching the index instead.")
+            route, reason = "vector_search", f"web search is off ({reason})"
+        return {
+            "route": route,
+            "route_reason": f"{path}: {reason}",
+            "notes": notes,
+            "trace": {"web_available": web_enabled(c, ctx)},
+        }
+
+    return route_question

@@ -1,0 +1,68 @@
+"""Web search: results become numbered passages for generation and both checks.
+
+Taken when the router chose it or, as corrective RAG, when the index's context was not
+relevant and web search is on. No results, an error or the 10 s timeout lead to the
+fallback answer (the error handler below), never to an answer without sources.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langgraph.errors import NodeError
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from components.errors import ServiceUnavailable
+from components.factory import Components
+from graph.context import Context
+from graph.state import RAGState
+from nodes.rag.common import log_error
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+
+def make(c: Components) -> Node:
+    async def search_web(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        web = c.web
+        if web is None:
+            raise ServiceUnavailable("Web search is not configured: set WEB_SEARCH_PROVIDER and WEB_SEARCH_API_KEY.")
+        query = state.get("standalone_question") or state.get("question") or ""
+        async with c.breakers.get("web_search").guard():
+            results = await web.search(query, k=ctx.top_k)
+        items = [r.model_dump() for r in results]
+        passages = [
+            {
+                "n": i,
+                "text": r["content"],
+                "doc_id": r["url"],
+                "chunk_ids": [],
+                "source": r["url"],
+                "title": r["title"],
+                "section": "",
+                "score": r["score"],
+                "parent_id": None,
+            }
+            for i, r in enumerate(items, start=1)
+        ]
+        out: dict[str, Any] = {"web_results": items, "passages": passages, "route": "web_search"}
+        if not passages:
+            out["fallback_reason"] = "web search found nothing"
+        return out
+
+    return search_web
+
+
+def web_failed(state: RAGState, error: NodeError) -> Command[Any]:
+    """Timeout or provider error: the fallback answer, with the reason kept for improvement."""
+    log_error("web_search", "search_web", state, error.error)
+    return Command(
+        goto="fallback_answer",
+        update={
+            "fallback_reason": f"web search failed ({type(error.error).__name__})",
+            "notes": [f"Web search failed ({type(error.error).__name__}); no answer could be sourced."],
+        },
+    )
