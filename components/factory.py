@@ -173,7 +173,11 @@ class Components:
         """The embedding router (the non-LLM path of route_question)."""
         with self._lock:
             if self._router is None:
-                self._router = ExemplarRouter(self.embedder.encode_queries)
+                self._router = ExemplarRouter(
+                    self.embedder.encode_queries,
+                    cache_dir=self.settings.data_dir / "cache",
+                    model_id=self.embedder.model_id,
+                )
             return self._router
 
     def known_values(self, collection: str | None = None) -> tuple[set[str], set[str]]:

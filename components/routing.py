@@ -15,10 +15,12 @@ were set with ``evals/calibrate_nonllm.py`` (SciFact and JSQuAD questions must s
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -162,8 +164,14 @@ class ExemplarRouter:
         margin: float = MARGIN,
         min_score: float = MIN_SCORE,
         top_k: int = TOP_K,
+        cache_dir: Path | None = None,
+        model_id: str = "",
     ) -> None:
+        """``cache_dir`` and ``model_id``: keep the exemplar vectors on disk, so that a new process
+        (every ``rag ask``) does not spend seconds embedding ~80 exemplars before its first answer."""
         self._embed = embed
+        self._cache_dir = cache_dir
+        self._model_id = model_id
         self._exemplars = exemplars or EXEMPLARS
         self.margin = margin
         self.min_score = min_score
@@ -176,7 +184,7 @@ class ExemplarRouter:
             if self._matrices is None:
                 routes = list(self._exemplars)
                 texts = [t for r in routes for t in self._exemplars[r]]
-                m = np.asarray(self._embed(texts), dtype=np.float32)
+                m = self._load_or_embed(texts)
                 out: dict[Route, np.ndarray] = {}
                 i = 0
                 for r in routes:
@@ -185,6 +193,30 @@ class ExemplarRouter:
                     i += n
                 self._matrices = out
             return self._matrices
+
+    def _load_or_embed(self, texts: list[str]) -> np.ndarray:
+        """The exemplars' vectors from the disk cache (keyed by model and texts), else embedded."""
+        path = None
+        if self._cache_dir is not None and self._model_id:
+            key = hashlib.sha256("\x00".join([self._model_id, *texts]).encode()).hexdigest()[:16]
+            path = self._cache_dir / f"route-exemplars-{key}.npy"
+            if path.exists():
+                try:
+                    m = np.load(path)
+                    if m.shape[0] == len(texts):
+                        return np.asarray(m, dtype=np.float32)
+                except (OSError, ValueError) as e:  # a damaged cache is only recomputed
+                    log.warning("ignoring the route exemplar cache %s: %s", path, e)
+        m = np.asarray(self._embed(texts), dtype=np.float32)
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(".tmp.npy")
+                np.save(tmp, m)
+                tmp.replace(path)
+            except OSError as e:
+                log.warning("could not cache the route exemplars at %s: %s", path, e)
+        return m
 
     def scores(self, question: str, vector: np.ndarray | None = None) -> dict[Route, float]:
         """Per route, the mean cosine of the question to its ``top_k`` nearest exemplars."""

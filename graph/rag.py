@@ -19,13 +19,15 @@
 Failure handling (LangGraph's own per-node policies): dense retrieval has the vector-store
 timeout and falls back to BM25 alone; BM25 falls back to dense alone; the reranker falls back
 to the fused order; web search has its timeout and falls back to the polite fallback;
-generation is retried on LLM errors and then ends the run through ``fail_run``.
+generation is retried on LLM errors and timeouts (LLM_TIMEOUT per attempt, LLM_RETRIES retries),
+then ends the run through ``fail_run``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from langgraph.errors import NodeTimeoutError
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import RetryPolicy
 
@@ -92,7 +94,9 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_node(
         timed(generate_answer.make(c)),
         timeout=s.llm_timeout,
-        retry_policy=RetryPolicy(max_attempts=1 + s.llm_retries, initial_interval=0.5, retry_on=LLMError),
+        retry_policy=RetryPolicy(
+            max_attempts=1 + s.llm_retries, initial_interval=0.5, retry_on=(LLMError, NodeTimeoutError)
+        ),
         error_handler=generate_answer.generation_failed,
     )  # type: ignore[call-overload]
 

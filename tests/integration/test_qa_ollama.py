@@ -1,0 +1,202 @@
+"""The Q&A graph with the real langchain-ollama client against an Ollama-protocol test server.
+
+Covers what only a real client shows: structured outputs sent as ``format`` JSON schemas, the
+answer streaming token by token, retries on HTTP 500, the LLM breaker opening (runs then answer
+extractively without touching the server) and closing again, a slow model cut by the timeout,
+and a server that is down (the extractive path).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessageChunk
+
+from components.factory import Components
+from components.settings import Settings
+from graph.context import Context
+from graph.rag import build_rag_graph
+from nodes.rag import prompts
+from tests.conftest import SAMPLE_VAULTS
+from tests.fakes.ollama_server import Behaviour, ollama_server
+from tests.integration.helpers import ingest
+
+pytestmark = pytest.mark.integration
+
+ANSWER = "Water the monstera only when the top 5 cm of soil is dry [1]."
+
+
+def reply(payload: dict[str, Any]) -> str | dict[str, Any]:
+    """A well-behaved model: each structured call gets a valid object, plain calls the answer."""
+    schema = payload.get("format")
+    if not isinstance(schema, dict):
+        return ANSWER
+    title = schema.get("title")
+    if title == "ExtractedFilters":
+        return {"tags": [], "vaults": [], "created_from": None, "created_to": None}
+    if title == "RouteDecision":
+        return {"route": "vector_search", "reason": "about the user's notes"}
+    if title == "Rewrite":
+        last = [m for m in payload["messages"] if m["role"] == "user"][-1]["content"]
+        return {"question": last, "hypothetical_answer": "Monstera plants need water when the soil is dry."}
+    if title == "ContextGrade":
+        return {"relevant": [1], "reason": "passage 1 is about watering"}
+    if title == "HallucinationGrade":
+        return {"grounded": True, "unsupported": []}
+    if title == "AnswerGrade":
+        return {"useful": True, "reason": "answers it"}
+    raise AssertionError(f"unexpected schema {title}")
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    root = tmp_path_factory.mktemp("qa-ollama")
+    shutil.copytree(SAMPLE_VAULTS, root / "vaults")
+    base = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
+    c = Components(base)
+    assert ingest(c, root / "vaults")["failures"] == []
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Behaviour]]:
+    with ollama_server(Behaviour(chat_handler=reply)) as s:
+        yield s
+
+
+def components_for(base: Components, url: str, **settings: Any) -> Components:
+    """Components on the shared store whose LLM is the test server (LLM_MODEL=fake-chat)."""
+    s = base.settings.model_copy(
+        update={"llm_model": "fake-chat", "ollama_base_url": url, "llm_timeout": 5.0, **settings}
+    )
+    c = Components(s, embedder=base.embedder)
+    c._indexes, c._bm25 = base._indexes, base._bm25
+    return c
+
+
+def run(c: Components, question: str = "When should I water the monstera?", **ctx: Any) -> dict[str, Any]:
+    out: dict[str, Any] = asyncio.run(
+        build_rag_graph(c).ainvoke({"question": question, "debug": True}, context=Context(cache=False, **ctx))
+    )
+    return out
+
+
+def test_llm_path_end_to_end_with_json_schema_formats(indexed: Components, server: tuple[str, Behaviour]) -> None:
+    url, b = server
+    out = run(components_for(indexed, url))
+    assert out["path"] == "llm" and out["answer"] == ANSWER
+    assert out["sources"] and out["sources"][0]["n"] == 1
+    titles = [r["format"]["title"] for r in b.chat_requests if isinstance(r.get("format"), dict)]
+    assert titles == [
+        "ExtractedFilters",
+        "RouteDecision",
+        "Rewrite",
+        "ContextGrade",
+        "HallucinationGrade",
+        "AnswerGrade",
+    ]
+    assert out["debug_info"]["hyde"] is True  # the hypothetical answer drove dense retrieval
+    # the answer request carried the numbered passages and asked for English
+    system = b.chat_requests[-3]["messages"][0]["content"]
+    assert "[1]" in system and "English" in system
+
+
+def test_answer_tokens_stream_from_the_generator_only(indexed: Components, server: tuple[str, Behaviour]) -> None:
+    url, _ = server
+    g = build_rag_graph(components_for(indexed, url))
+
+    async def go() -> list[tuple[str, str]]:
+        got: list[tuple[str, str]] = []
+        async for msg, meta in g.astream(
+            {"question": "When should I water the monstera?"}, context=Context(cache=False), stream_mode="messages"
+        ):
+            if isinstance(msg, AIMessageChunk) and msg.content:
+                got.append((meta["langgraph_node"], str(msg.content)))
+        return got
+
+    tokens = asyncio.run(go())
+    assert {n for n, _ in tokens} == {"generate_answer"}
+    assert len(tokens) > 3 and "".join(t for _, t in tokens).strip() == ANSWER
+
+
+def test_http_500s_are_retried_then_the_run_ends_with_a_generic_message(
+    indexed: Components, server: tuple[str, Behaviour]
+) -> None:
+    url, b = server
+    c = components_for(indexed, url)
+
+    def fail_answers(payload: dict[str, Any]) -> str | dict[str, Any]:
+        if not isinstance(payload.get("format"), dict):
+            raise RuntimeError("boom")  # the server answers HTTP 500
+        return reply(payload)
+
+    b.chat_handler = fail_answers
+    out = run(c, use_llm=True)
+    answers = [r for r in b.chat_requests if not isinstance(r.get("format"), dict)]
+    assert len(answers) == 3  # one try and LLM_RETRIES=2 retries
+    assert out["path"] == "none" and out["escalation"]["node"] == "fail_run"
+    assert out["request_id"] in out["answer"] and "500" not in out["answer"]
+
+
+def test_breaker_opens_after_five_failures_then_closes_after_the_reset(
+    indexed: Components, server: tuple[str, Behaviour]
+) -> None:
+    url, b = server
+    c = components_for(indexed, url, breaker_reset=1.0, llm_retries=0)
+    b.fail_next = 5  # the first five chat calls of the first run fail: analysis, routing, rewrite, grading, answer
+    first = run(c)
+    assert c.breakers.get("llm").state == "open"
+    assert first["path"] == "none"  # the generator failed: error end
+    seen = len(b.requests)
+    second = run(c)  # the breaker is open: every node takes its non-LLM path, the server is not called
+    assert second["path"] == "extractive" and second["sources"]
+    assert len(b.requests) == seen
+    time.sleep(1.1)
+    third = run(c)  # half-open: the trial call succeeds and the breaker closes
+    assert c.breakers.get("llm").state == "closed"
+    assert third["path"] == "llm" and third["answer"] == ANSWER
+
+
+def test_slow_model_is_cut_by_the_timeout(indexed: Components, server: tuple[str, Behaviour]) -> None:
+    url, b = server
+    c = components_for(indexed, url, llm_timeout=0.5, llm_retries=1)
+    b.chat_delay = 1.5  # every call outlasts LLM_TIMEOUT
+    out = run(c)
+    # graders fell back to their non-LLM paths; the answer was tried twice, then the error end
+    answers = [r for r in b.chat_requests if not isinstance(r.get("format"), dict)]
+    assert len(answers) == 2
+    assert out["path"] == "none" and out["escalation"]["node"] == "fail_run"
+    assert out["debug_info"]["analysis"]["path"] == "rules"
+
+
+def test_server_down_answers_extractively(indexed: Components) -> None:
+    with ollama_server(Behaviour(chat_handler=reply)) as (url, _):
+        pass  # the server is gone once the block ends
+    c = components_for(indexed, url)
+    out = run(c)
+    assert out["path"] == "extractive" and out["sources"]
+    assert any("unavailable" in w for w in out["warnings"])
+    assert out["answer"] != prompts.FALLBACK["en"]
+
+
+def test_structured_reply_that_breaks_the_schema_falls_back_per_node(
+    indexed: Components, server: tuple[str, Behaviour]
+) -> None:
+    url, b = server
+
+    def broken_router(payload: dict[str, Any]) -> str | dict[str, Any]:
+        fmt = payload.get("format")
+        if isinstance(fmt, dict) and fmt.get("title") == "RouteDecision":
+            return json.dumps({"route": "teleport"})
+        return reply(payload)
+
+    b.chat_handler = broken_router
+    out = run(components_for(indexed, url))
+    assert out["route"] == "vector_search" and out["path"] == "llm"  # routed by exemplars instead
