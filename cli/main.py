@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import logging
 import os
@@ -72,15 +71,6 @@ def status(
         show(gather(_components(), collection), as_json=as_json)
     except RAGError as e:
         fail(str(e), as_json=as_json)
-
-
-def _run_graph(payload: dict[str, Any], collection: str | None) -> dict[str, Any]:
-    from graph.context import Context
-    from graph.rag import build_rag_graph
-
-    graph = build_rag_graph(_components())
-    out: dict[str, Any] = asyncio.run(graph.ainvoke(payload, context=Context(collection=collection or "")))
-    return out
 
 
 @app.command()
@@ -183,30 +173,104 @@ def similar(
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="Your question, in Japanese or English.")],
-    k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=50, help="Passages to read.")] = 5,
+    thread: Annotated[str | None, typer.Option("--thread", help="Continue this conversation thread.")] = None,
+    k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=50, help="Sources to return.")] = 5,
+    vault: Annotated[list[str], typer.Option("--vault", help="Only these vaults (any of; repeat).")] = [],  # noqa: B006
+    tag: Annotated[list[str], typer.Option("--tag", help="Only chunks with all these tags (repeat).")] = [],  # noqa: B006
+    date_from: Annotated[str | None, typer.Option("--from", help="Created on or after YYYY-MM-DD.")] = None,
+    date_to: Annotated[str | None, typer.Option("--to", help="Created on or before YYYY-MM-DD.")] = None,
+    lang: Annotated[str | None, typer.Option("--lang", help="Language: ja, en.")] = None,
+    source_prefix: Annotated[str | None, typer.Option(help="Source path or URL starting with this.")] = None,
+    user: Annotated[str | None, typer.Option("--user", help="Apply this user's profile (rag profile).")] = None,
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="Answer extractively even if an LLM is set.")] = False,
     collection: Annotated[str | None, typer.Option(help="Collection to ask.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (see README).")] = False,
+    stream: Annotated[bool, typer.Option("--stream", help="Print the answer's tokens as they arrive.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Nodes visited with their ms, and the verdicts.")] = False,
 ) -> None:
-    """Answer a question from the index, with numbered citations."""
+    """Answer a question from the index, with numbered citations, in a conversation thread."""
+    from cli import ask_cmd, search_cmd
+
     if not question.strip():
-        fail("the question is empty", as_json=as_json, code=2)
+        fail("the question is empty: ask something, in Japanese or English", as_json=as_json, code=2)
+    if stream and as_json:
+        fail("--stream and --json do not combine: --json prints one object at the end", code=2)
     try:
-        out = _run_graph({"question": question, "mode": "qa", "top_k": k}, collection)
+        filters = search_cmd.build_filters(
+            vault=vault,
+            tag=tag,
+            date_from=date_from,
+            date_to=date_to,
+            source=None,
+            source_prefix=source_prefix,
+            section=None,
+            lang=lang,
+            doc_id=[],
+            where=[],
+        )
+        turn = ask_cmd.Turn(
+            question=question,
+            filters=filters,
+            top_k=k,
+            debug=debug,
+            collection=collection or "",
+            user_id=user or "",
+            use_llm=not no_llm,
+        )
+        ask_cmd.ask(_components(), turn, thread_id=thread, as_json=as_json, stream=stream)
     except RAGError as e:
         fail(str(e), as_json=as_json)
-    if as_json:
-        print_json(
-            {k_: out.get(k_) for k_ in ("answer", "sources", "confidence", "route", "path", "warnings", "cache_hit")}
+    except KeyboardInterrupt:
+        fail("interrupted", as_json=as_json, code=130)
+
+
+@app.command()
+def chat(
+    thread: Annotated[str | None, typer.Option("--thread", help="Continue this conversation thread.")] = None,
+    user: Annotated[str | None, typer.Option("--user", help="Apply this user's profile (rag profile).")] = None,
+    k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=50, help="Sources per answer.")] = 5,
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="Answer extractively even if an LLM is set.")] = False,
+    collection: Annotated[str | None, typer.Option(help="Collection to ask.")] = None,
+) -> None:
+    """Talk with your notes: one thread across turns, answers streamed; /new, /quit."""
+    from cli import ask_cmd
+
+    base = ask_cmd.Turn(question="", top_k=k, collection=collection or "", user_id=user or "", use_llm=not no_llm)
+    try:
+        code = ask_cmd.chat(_components(), base, thread_id=thread)
+    except RAGError as e:
+        fail(str(e))
+    raise typer.Exit(code)
+
+
+@app.command()
+def profile(
+    user_id: Annotated[str, typer.Argument(help="Who the profile belongs to (rag ask --user ID).")],
+    vault: Annotated[list[str], typer.Option("--vault", help="Default vaults (any of; repeat).")] = [],  # noqa: B006
+    tag: Annotated[list[str], typer.Option("--tag", help="Default tags (all of; repeat).")] = [],  # noqa: B006
+    lang: Annotated[str | None, typer.Option("--lang", help="Default language: ja, en.")] = None,
+    show: Annotated[bool, typer.Option("--show", help="Print the profile (also the default).")] = False,
+    clear: Annotated[bool, typer.Option("--clear", help="Delete the profile.")] = False,
+) -> None:
+    """Set, show or clear a user's default filters; questions asked with --user start from them."""
+    from cli import ask_cmd, search_cmd
+
+    try:
+        filters = search_cmd.build_filters(
+            vault=vault,
+            tag=tag,
+            date_from=None,
+            date_to=None,
+            source=None,
+            source_prefix=None,
+            section=None,
+            lang=lang,
+            doc_id=[],
+            where=[],
         )
-        return
-    console.print(f"[bold]Q:[/] {question}", highlight=False)
-    console.print(f"[bold]A:[/] {out.get('answer')}", highlight=False)
-    for s in out.get("sources") or []:
-        console.print(f"  [{s['n']}] {s['title']} — {s['section'] or '-'} ({s['source']})", highlight=False)
-    console.print(
-        f"  confidence {out.get('confidence', 0):.2f} · route {out.get('route')} · path {out.get('path')}",
-        highlight=False,
-    )
+        print_json(ask_cmd.profile(_components(), user_id, filters, clear=clear))
+    except RAGError as e:
+        fail(str(e), code=2 if not user_id.strip() else 1)
 
 
 @app.command()

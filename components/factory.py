@@ -7,6 +7,7 @@ One Qdrant client serves every collection (local mode locks its folder per clien
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -196,6 +197,16 @@ class Components:
         for idx in self._indexes.values():
             idx.close()
         self._indexes.clear()
+
+
+@functools.cache
+def shared_components() -> Components:
+    """The process's one set of components, for graphs loaded by module (``langgraph dev``).
+
+    The ``rag`` and ``ingest`` graphs served by one process must share a Qdrant client: local
+    mode locks its folder per client, so two would lock each other out (and load the model twice).
+    """
+    return Components()
 
 
 def build_bm25(index: QdrantIndex, tokenizer: Tokenizer, *, version: int) -> BM25Index:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from components.factory import Components
+from components.factory import Components, shared_components
 from graph.ingest_state import IngestContext, IngestInput, IngestOutput, IngestState
 from nodes.ingest import (
     chunk_documents,
@@ -53,4 +53,4 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     return builder.compile(name="ingest")
 
 
-graph = build_ingest_graph()
+graph = build_ingest_graph(shared_components())

@@ -32,7 +32,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import RetryPolicy
 
 from components.errors import LLMError
-from components.factory import Components
+from components.factory import Components, shared_components
 from graph import routes
 from graph.context import Context
 from graph.state import InputState, OutputState, RAGState
@@ -127,4 +127,4 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     return b.compile(name="rag", checkpointer=checkpointer, store=store)
 
 
-graph = build_rag_graph()
+graph = build_rag_graph(shared_components())

@@ -95,6 +95,9 @@ class RAGState(InputState, OutputState, total=False):
     """Fused hits, best first, before reranking."""
     notes: Annotated[list[str], extend]
     """Warnings collected by parallel nodes; copied to ``warnings`` at the end."""
+    search_filters: dict[str, Any]
+    """The filters this run searches with: the caller's, plus those read from the question and the
+    user's profile (``filters`` stays as the caller gave it, so a thread never inherits them)."""
     analysis: dict[str, Any]
     """Query analysis: language, filters found in the question (and why), profile defaults, path."""
     route_reason: str

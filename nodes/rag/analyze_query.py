@@ -31,11 +31,19 @@ from nodes.types import RAGNode as Node
 log = logging.getLogger(__name__)
 
 
+PROFILE_KEY = "profile"
+
+
+def profile_namespace(user_id: str) -> tuple[str, str]:
+    """Where a user's profile lives in the LangGraph store (shared with ``rag profile``)."""
+    return ("users", user_id)
+
+
 async def read_profile(runtime: Runtime[Context], user_id: str) -> dict[str, Any]:
     """The user's stored profile, or {} (no store, no user, nothing stored)."""
     if not user_id or runtime.store is None:
         return {}
-    item = await runtime.store.aget(("users", user_id), "profile")
+    item = await runtime.store.aget(profile_namespace(user_id), PROFILE_KEY)
     return dict(item.value) if item is not None else {}
 
 
@@ -84,7 +92,7 @@ def make(c: Components) -> Node:
             log_error("filters", "analyze_query", state, e)
             merged = given
         analysis.update(filters_from_question=found, profile_filters=defaults, language=state.get("language"))
-        return {"filters": merged, "analysis": analysis}
+        return {"search_filters": merged, "analysis": analysis}
 
     return analyze_query
 

@@ -40,7 +40,7 @@ def cache_scope(c: Components, state: RAGState, ctx: Context) -> str:
     """Collection, index version, filters, language and depth: what makes two answers comparable."""
     index = c.index(ctx.collection or None)
     version = index.metadata().get("version", 0)
-    filters = json.dumps(state.get("filters") or {}, sort_keys=True, ensure_ascii=False)
+    filters = json.dumps(state.get("search_filters") or {}, sort_keys=True, ensure_ascii=False)
     top_k = state.get("top_k") or ctx.top_k
     return f"{index.collection}|v{version}|{filters}|{state.get('language')}|{top_k}"
 

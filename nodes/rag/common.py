@@ -72,6 +72,14 @@ def prior_turns(state: RAGState) -> list[AnyMessage]:
     return msgs
 
 
+def previous_question(state: RAGState) -> str:
+    """The thread's previous human message ('' on a first question)."""
+    for m in reversed(prior_turns(state)):
+        if isinstance(m, HumanMessage) and isinstance(m.content, str):
+            return m.content.strip()
+    return ""
+
+
 def use_llm(c: Components, ctx: Context, role: Role, override: str = "") -> bool:
     """Whether this node should call its LLM: enabled for the run, configured, breaker closed."""
     return ctx.use_llm and c.llm.available(role, override)

@@ -25,11 +25,24 @@ log = logging.getLogger(__name__)
 
 CACHED_KEYS = ("answer", "sources", "confidence", "path", "route", "route_reason")
 
+# inputs that belong to one run: cleared at its end, so that the next run in the thread (a chat
+# client sending only messages, Studio) does not inherit the previous question or its options
+RUN_INPUTS: dict[str, Any] = {
+    "question": "",
+    "queries": [],
+    "filters": {},
+    "top_k": None,
+    "debug": False,
+    "group_by_document": False,
+    "similar_to": "",
+    "mode": "qa",
+}
+
 
 def make(c: Components) -> Node:
     async def finish_run(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
-        out: dict[str, Any] = {"warnings": list(dict.fromkeys(state.get("notes") or []))}
+        out: dict[str, Any] = {"warnings": list(dict.fromkeys(state.get("notes") or [])), **RUN_INPUTS}
         if state.get("debug"):
             out["debug_info"] = {
                 **(state.get("debug_info") or {}),

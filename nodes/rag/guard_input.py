@@ -40,6 +40,7 @@ RUN_KEYS = {
     "debug_info": {},
     "warnings": [],
     "analysis": {},
+    "search_filters": {},
     "standalone_question": "",
     "dense_queries": [],
     "dense_hits": [],

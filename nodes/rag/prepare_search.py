@@ -27,7 +27,7 @@ def make(c: Components) -> Node:
         similar_to = (state.get("similar_to") or "").strip()
         if not question and not similar_to:
             raise QueryError("The query is empty: give some words to search for (or a human message).")
-        filters = SearchFilters.parse(state.get("filters"))
+        filters = SearchFilters.parse(state.get("search_filters") or state.get("filters"))
         top_k = int(state.get("top_k") or ctx.top_k)
         if not 1 <= top_k <= 1000:
             raise QueryError(f"top_k must be between 1 and 1000, not {top_k}.")
@@ -57,7 +57,7 @@ def make(c: Components) -> Node:
             "queries": queries,
             "dense_queries": dense_queries if len(dense_queries) == len(queries) else [],
             "top_k": top_k,
-            "filters": filters.model_dump(mode="json", exclude_defaults=True),
+            "search_filters": filters.model_dump(mode="json", exclude_defaults=True),
             "language": state.get("language") or (detect_language(question) if question else "und"),
             "route": state.get("route") or "vector_search",
             "trace": {

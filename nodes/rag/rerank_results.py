@@ -74,7 +74,7 @@ def finish(
         for i, h in enumerate(kept[:top_k])
     ]
     if not results and candidates == [] and state.get("question"):
-        filters = SearchFilters.parse(state.get("filters"))
+        filters = SearchFilters.parse(state.get("search_filters"))
         try:
             notes.append("No results: " + explain_empty(c, filters, ctx.collection or None) + ".")
         except Exception as e:  # explaining is a courtesy; never let it fail the search

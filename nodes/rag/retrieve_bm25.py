@@ -25,7 +25,7 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         if state.get("similar_to"):  # "more like this" is a vector question
             return {"bm25_hits": []}
-        filters = SearchFilters.parse(state.get("filters"))
+        filters = SearchFilters.parse(state.get("search_filters"))
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         hits, timings, stale = await asyncio.to_thread(
             bm25_search, c, list(state.get("queries") or []), filters, limit=limit, collection=ctx.collection or None

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 def make(c: Components) -> Node:
     async def retrieve_dense(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
-        filters = SearchFilters.parse(state.get("filters"))
+        filters = SearchFilters.parse(state.get("search_filters"))
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         collection = ctx.collection or None
         similar_to = state.get("similar_to")

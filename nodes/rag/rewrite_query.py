@@ -25,7 +25,7 @@ from components.prf import expand_query
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts
-from nodes.rag.common import log_error, prior_turns, use_llm
+from nodes.rag.common import log_error, previous_question, prior_turns, use_llm
 from nodes.rag.schemas import Rewrite
 from nodes.types import RAGNode as Node
 
@@ -38,13 +38,6 @@ def retry_reason(state: RAGState) -> str:
         return "the answer did not resolve the question"
     if (state.get("context_verdict") or {}).get("relevant") is False:
         return "the retrieved context was not relevant"
-    return ""
-
-
-def previous_question(state: RAGState) -> str:
-    for m in reversed(prior_turns(state)):
-        if isinstance(m, HumanMessage) and isinstance(m.content, str):
-            return m.content.strip()
     return ""
 
 
@@ -97,11 +90,11 @@ async def _llm_rewrite(
 def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: int) -> dict[str, Any]:
     """Non-LLM retry: PRF-expanded BM25 query (dense keeps the question); from attempt 2 no question filters."""
     out: dict[str, Any] = {}
-    filters = dict(state.get("filters") or {})
+    filters = dict(state.get("search_filters") or {})
     found = (state.get("analysis") or {}).get("filters_from_question") or {}
     if attempt >= 2 and found:
         filters = {k: v for k, v in filters.items() if k not in found}
-        out["filters"] = filters
+        out["search_filters"] = filters
         out["notes"] = [f"Retried without the filters read from the question ({', '.join(sorted(found))})."]
     bm25 = c.bm25(ctx.collection or None)
     sf = SearchFilters.parse(filters)

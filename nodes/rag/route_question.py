@@ -20,7 +20,7 @@ from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts
-from nodes.rag.common import log_error, use_llm
+from nodes.rag.common import log_error, previous_question, use_llm
 from nodes.rag.schemas import RouteDecision
 from nodes.types import RAGNode as Node
 
@@ -29,6 +29,17 @@ log = logging.getLogger(__name__)
 
 def web_enabled(c: Components, ctx: Context) -> bool:
     return ctx.web_search and c.web is not None
+
+
+def _route_by_exemplars(c: Components, question: str, previous: str) -> tuple[str, str]:
+    """The embedding router; a short follow-up ("And in winter?") is routed with the question
+    before it, since on its own it looks like chit-chat."""
+    decision = c.router.route(question)
+    if decision.route != "vector_search" and previous:
+        joined = c.router.route(f"{previous} {question}")
+        if joined.route == "vector_search":
+            return joined.route, f"follow-up of a document question ({joined.reason})"
+    return decision.route, decision.reason
 
 
 def make(c: Components) -> Node:
@@ -48,8 +59,7 @@ def make(c: Components) -> Node:
             except RAGError as e:
                 log_error("llm", "route_question", state, e)
         if not route:
-            decision = await asyncio.to_thread(c.router.route, question)
-            route, reason = decision.route, decision.reason
+            route, reason = await asyncio.to_thread(_route_by_exemplars, c, question, previous_question(state))
         notes: list[str] = []
         if (state.get("analysis") or {}).get("structured") and route != "vector_search":
             route, reason = "vector_search", f"the question states metadata conditions ({reason})"

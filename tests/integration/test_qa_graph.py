@@ -287,3 +287,23 @@ def test_follow_up_in_a_thread_uses_the_history(store: Components) -> None:
     # the rewriter saw the first exchange
     assert any(m.content == MONSTERA for m in rw.calls[-1])
     assert second["escalation"] is None or second["answer"] == prompts.FALLBACK["en"]
+
+
+def test_chat_client_thread_sends_only_messages_and_inherits_nothing(store: Components) -> None:
+    """Studio and LangGraph chat UIs send only messages: each run answers its own last message."""
+    g = build_rag_graph(store, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "chat"}}
+
+    def say(text: str) -> dict[str, Any]:
+        out: dict[str, Any] = asyncio.run(
+            g.ainvoke({"messages": [HumanMessage(text)]}, config=cfg, context=Context(cache=False))
+        )
+        return out
+
+    first = say("#料理 のメモで味噌を入れるタイミングは？")
+    assert "味噌" in first["answer"]
+    second = say(MONSTERA)  # no tag filter inherited from the first question
+    assert "water" in second["answer"].lower() and second["escalation"] is None
+    third = say("And how much water?")  # a short follow-up, no LLM: searched, not chit-chat
+    assert third["route"] == "vector_search"
+    assert [m.type for m in third["messages"]] == ["human", "ai"] * 3

@@ -1,0 +1,302 @@
+"""``rag ask`` / ``rag chat`` / ``rag profile``: cited answers in persistent threads.
+
+Every question runs in a thread (SQLite checkpointer from ``graph.threads``), so a follow-up
+asked in another process, with ``--thread``, sees the conversation so far; ``rag chat`` keeps
+one thread across turns. ``rag profile`` writes the default filters ``analyze_query`` reads
+for ``--user``. Streaming shows the LLM's answer as it is generated; the extractive path has
+no tokens, so its answer is printed when the run ends.
+
+The ``--json`` object is a contract for scripts and evaluation harnesses (see README):
+``answer, sources, confidence, route, path, escalation, warnings, cache_hit, thread_id,
+request_id`` (+ ``steps`` and ``debug_info`` with ``--debug``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import uuid
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field, replace
+from typing import Any, TextIO
+
+from cli.output import err_console, print_json
+from components.errors import QueryError, RAGError
+from components.factory import Components
+from components.filters import SearchFilters
+from graph.context import Context
+from graph.threads import default_db_path, delete_profile, open_rag_graph, open_store, read_profile, write_profile
+
+log = logging.getLogger(__name__)
+
+ANSWER_NODES = frozenset({"generate_answer", "answer_directly"})  # nodes whose LLM tokens are the answer
+"""The node whose LLM tokens are the answer (graders and rewriters stream nothing worth showing)."""
+JSON_KEYS = ("answer", "sources", "confidence", "route", "path", "escalation", "warnings", "cache_hit", "request_id")
+DEBUG_KEYS = ("steps", "debug_info")
+VERDICTS = (("context", "context_verdict"), ("hallucination", "hallucination"), ("answer", "answer_verdict"))
+REGENERATING = "[regenerating the answer]"
+REPLACED = "[final answer]"
+CHAT_HELP = "commands: /new starts a new thread, /quit (or Ctrl-D) leaves"
+
+
+def new_thread_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One question and the knobs that go with it; everything is sent on every turn.
+
+    A thread keeps the previous run's state, inputs included, so a turn that left out
+    ``filters`` or ``debug`` would silently inherit the previous question's.
+    """
+
+    question: str
+    filters: dict[str, Any] = field(default_factory=dict)
+    top_k: int = 5
+    debug: bool = False
+    collection: str = ""
+    user_id: str = ""
+    use_llm: bool = True
+
+    def graph_input(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "mode": "qa",
+            "filters": dict(self.filters),
+            "top_k": self.top_k,
+            "debug": self.debug,
+        }
+
+    def context(self) -> Context:
+        return Context(collection=self.collection, top_k=self.top_k, user_id=self.user_id, use_llm=self.use_llm)
+
+
+class TokenPrinter:
+    """Writes the answer's tokens as they arrive, and says so when the graph starts the answer again.
+
+    A new visit of ``generate_answer`` (after a failed hallucination check, or a rewrite
+    after an unhelpful answer) streams a whole new answer; the task namespace in the chunk's
+    metadata tells visits apart.
+    """
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.visit: str | None = None
+        self.text = ""
+
+    def feed(self, chunk: Any, metadata: dict[str, Any]) -> None:
+        if metadata.get("langgraph_node") not in ANSWER_NODES:
+            return
+        content = getattr(chunk, "content", "")
+        token = content if isinstance(content, str) else ""
+        if not token:
+            return
+        visit = str(metadata.get("langgraph_checkpoint_ns") or metadata.get("langgraph_step") or "")
+        if self.visit is not None and visit != self.visit and self.text:
+            self.out.write(f"\n{REGENERATING}\n")
+            self.text = ""
+        self.visit = visit
+        self.text += token
+        self.out.write(token)
+        self.out.flush()
+
+    def finish(self, final_answer: str) -> None:
+        """Print the final answer when nothing streamed, or when it is not what streamed (fallback, redaction)."""
+        if not self.text:
+            self.out.write(final_answer.rstrip() + "\n")
+        elif " ".join(self.text.split()) != " ".join(final_answer.split()):
+            self.out.write(f"\n{REPLACED}\n{final_answer.rstrip()}\n")
+        else:
+            self.out.write("\n")
+        self.out.flush()
+
+
+async def run_turn(graph: Any, turn: Turn, thread_id: str, *, stream_to: TextIO | None = None) -> dict[str, Any]:
+    """Run one question in a thread; with ``stream_to``, the answer's tokens are written there as they come."""
+    config = {"configurable": {"thread_id": thread_id}}
+    if stream_to is None:
+        out: dict[str, Any] = await graph.ainvoke(turn.graph_input(), config, context=turn.context())
+        return out
+    printer = TokenPrinter(stream_to)
+    final: dict[str, Any] = {}
+    async for mode, data in graph.astream(
+        turn.graph_input(), config, context=turn.context(), stream_mode=["messages", "values"]
+    ):
+        if mode == "messages":
+            chunk, metadata = data
+            printer.feed(chunk, metadata)
+        elif mode == "values":
+            final = data
+    printer.finish(final.get("answer") or "")
+    return final
+
+
+# ---------------------------------------------------------------- rendering
+def report(out: dict[str, Any], thread_id: str, *, debug: bool) -> dict[str, Any]:
+    """The ``--json`` contract."""
+    data = {k: out.get(k) for k in JSON_KEYS}
+    data["sources"] = data["sources"] or []
+    data["warnings"] = data["warnings"] or []
+    data["cache_hit"] = bool(data["cache_hit"])
+    data["thread_id"] = thread_id
+    if debug:
+        data.update({k: out.get(k) or ([] if k == "steps" else {}) for k in DEBUG_KEYS})
+    return data
+
+
+def render_details(out: dict[str, Any], *, debug: bool, thread_hint: str = "") -> str:
+    """Sources, the confidence/route/path line, and with ``debug`` the nodes visited and the verdicts."""
+    lines: list[str] = []
+    sources = out.get("sources") or []
+    if sources:
+        lines.append("")
+        lines += [
+            f"[{s.get('n')}] {s.get('title') or 'unknown'} — {s.get('section') or '-'} ({s.get('source') or 'unknown'})"
+            for s in sources
+        ]
+    lines.append("")
+    lines.append(
+        f"confidence {float(out.get('confidence') or 0):.2f} · route {out.get('route') or '-'} · "
+        f"path {out.get('path') or '-'}" + (" · from cache" if out.get("cache_hit") else "")
+    )
+    escalation = out.get("escalation")
+    if escalation:
+        lines.append(f"gave up: {escalation.get('reason')} (at {escalation.get('node') or '-'})")
+    if thread_hint:
+        lines.append(thread_hint)
+    if debug:
+        lines.append("")
+        lines.append(f"nodes visited (request {out.get('request_id') or '-'}):")
+        lines += [f"  {s.get('node'):<22} {float(s.get('ms') or 0):>9.1f} ms" for s in out.get("steps") or []]
+        info = out.get("debug_info") or {}
+        lines.append("verdicts:")
+        for label, key in VERDICTS:
+            verdict = info.get(key) or {}
+            text = ", ".join(f"{k}={v}" for k, v in verdict.items()) if verdict else "not graded"
+            lines.append(f"  {label}: {text}")
+    return "\n".join(lines) + "\n"
+
+
+def warn(out: dict[str, Any]) -> None:
+    for w in out.get("warnings") or []:
+        err_console.print(f"warning: {w}", highlight=False, markup=False)
+
+
+def thread_hint(thread_id: str) -> str:
+    return f"thread {thread_id} (continue with --thread {thread_id})"
+
+
+# ---------------------------------------------------------------- commands
+def ask(
+    c: Components,
+    turn: Turn,
+    *,
+    thread_id: str | None,
+    as_json: bool = False,
+    stream: bool = False,
+    out: TextIO | None = None,
+) -> dict[str, Any]:
+    """``rag ask``: one question in a (new or given) thread; prints the answer and returns the run's output."""
+    if not turn.question.strip():
+        raise QueryError('the question is empty: ask something, e.g. rag ask "When should I water the monstera?"')
+    SearchFilters.parse(turn.filters)  # a bad --from is the caller's mistake: say so before loading models
+    sink = out or sys.stdout
+    tid = thread_id or new_thread_id()
+
+    async def go() -> dict[str, Any]:
+        async with open_rag_graph(c) as graph:
+            return await run_turn(graph, turn, tid, stream_to=sink if stream and not as_json else None)
+
+    result = asyncio.run(go())
+    if as_json:
+        print_json(report(result, tid, debug=turn.debug))
+        return result
+    if not stream:
+        sink.write((result.get("answer") or "").rstrip() + "\n")
+    sink.write(render_details(result, debug=turn.debug, thread_hint=thread_hint(tid)))
+    sink.flush()
+    warn(result)
+    return result
+
+
+def chat(
+    c: Components,
+    base: Turn,
+    *,
+    thread_id: str | None,
+    read: Callable[[str], str] = input,
+    out: TextIO | None = None,
+) -> int:
+    """``rag chat``: a REPL over one thread, answers streamed; ``/new`` starts another thread.
+
+    One event loop for the whole session (``asyncio.Runner``): the SQLite connections belong
+    to it, and ``input()`` stays a plain blocking call between turns.
+    """
+    sink = out or sys.stdout
+    tid = thread_id or new_thread_id()
+    with asyncio.Runner() as runner:
+        stack = AsyncExitStack()
+        graph = runner.run(stack.enter_async_context(open_rag_graph(c)))
+        try:
+            sink.write(f"thread {tid} · {CHAT_HELP}\n")
+            sink.flush()
+            while True:
+                try:
+                    line = read("you> ").strip()
+                except EOFError:
+                    sink.write("\n")
+                    break
+                if not line:
+                    continue
+                if line in ("/quit", "/exit", "/q"):
+                    break
+                if line == "/new":
+                    tid = new_thread_id()
+                    sink.write(f"new thread {tid}\n")
+                    continue
+                if line.startswith("/"):
+                    sink.write(f"unknown command {line.split()[0]}; {CHAT_HELP}\n")
+                    continue
+                sink.write("rag> ")
+                sink.flush()
+                try:
+                    result = runner.run(run_turn(graph, replace(base, question=line), tid, stream_to=sink))
+                except RAGError as e:  # one failed turn does not end the conversation
+                    err_console.print(f"error: {e}", highlight=False, markup=False)
+                    continue
+                sink.write(render_details(result, debug=base.debug))
+                sink.flush()
+                warn(result)
+        except KeyboardInterrupt:
+            sink.write("\n")
+        finally:
+            runner.run(stack.aclose())
+            sink.write(f"bye · continue later with: rag chat --thread {tid}\n")
+            sink.flush()
+    return 0
+
+
+def profile(c: Components, user_id: str, filters: dict[str, Any], *, clear: bool = False) -> dict[str, Any]:
+    """``rag profile``: set (replace), clear or show a user's default filters; returns what is stored now."""
+    if not user_id.strip():
+        raise QueryError("the user id is empty")
+    if filters and clear:
+        raise QueryError("--clear removes the profile; give either --clear or filters, not both")
+    SearchFilters.parse(filters)
+    path = default_db_path(c.settings)
+
+    async def go() -> dict[str, Any] | None:
+        async with open_store(path) as store:
+            if clear:
+                await delete_profile(store, user_id)
+                return None
+            if filters:
+                return await write_profile(store, user_id, filters)
+            return await read_profile(store, user_id)
+
+    stored = asyncio.run(go())
+    log.info("profile of %s in %s: %s", user_id, path, stored)
+    return {"user_id": user_id, "profile": stored, "db": str(path)}

@@ -1,0 +1,83 @@
+"""Conversation threads and user profiles for Python programs and the ``rag`` command.
+
+``langgraph dev`` gives the graph its own checkpointer and store; a Python program or the
+CLI has none, so a follow-up asked in another process would start from nothing. Here the
+compiled Q&A graph gets a SQLite checkpointer (the thread: messages and the last run's
+state) and a SQLite store (user profiles read by ``analyze_query`` through
+``runtime.store``), both in one file (default ``DATA_DIR/threads.sqlite``) so that a
+thread, the profiles and the index's other local state travel together.
+
+    async with open_rag_graph(components) as graph:
+        out = await graph.ainvoke({"question": q}, {"configurable": {"thread_id": tid}})
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+from components.factory import Components
+from components.settings import Settings
+from graph.rag import build_rag_graph
+from nodes.rag.analyze_query import PROFILE_KEY, profile_namespace
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "threads.sqlite"
+
+
+def default_db_path(settings: Settings) -> Path:
+    """Where threads and profiles live when the caller does not say: next to the BM25 cache."""
+    return Path(settings.data_dir) / DB_NAME
+
+
+def _prepare(db_path: Path) -> str:
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    return str(db_path)
+
+
+@asynccontextmanager
+async def open_store(db_path: Path) -> AsyncIterator[AsyncSqliteStore]:
+    """The profile store alone (``rag profile`` needs no graph, and so no model)."""
+    async with AsyncSqliteStore.from_conn_string(_prepare(db_path)) as store:
+        await store.setup()
+        yield store
+
+
+@asynccontextmanager
+async def open_rag_graph(components: Components, *, db_path: Path | None = None) -> AsyncIterator[Any]:
+    """The compiled Q&A graph with threads and profiles persisted in one SQLite file.
+
+    Two connections to the same file (the saver's and the store's): each library manages
+    its own transactions and locks, and SQLite's WAL mode (set by the saver) lets a second
+    process read a thread while this one writes.
+    """
+    path = db_path or default_db_path(components.settings)
+    conn = _prepare(path)
+    async with AsyncSqliteSaver.from_conn_string(conn) as saver, open_store(path) as store:
+        await saver.setup()
+        log.debug("threads and profiles in %s", path)
+        yield build_rag_graph(components, checkpointer=saver, store=store)
+
+
+async def read_profile(store: AsyncSqliteStore, user_id: str) -> dict[str, Any] | None:
+    """The stored profile, or None when the user has none."""
+    item = await store.aget(profile_namespace(user_id), PROFILE_KEY)
+    return dict(item.value) if item is not None else None
+
+
+async def write_profile(store: AsyncSqliteStore, user_id: str, filters: dict[str, Any]) -> dict[str, Any]:
+    """Replace the user's default filters (the profile is what the next question starts from)."""
+    value = {"filters": filters}
+    await store.aput(profile_namespace(user_id), PROFILE_KEY, value)
+    return value
+
+
+async def delete_profile(store: AsyncSqliteStore, user_id: str) -> None:
+    await store.adelete(profile_namespace(user_id), PROFILE_KEY)

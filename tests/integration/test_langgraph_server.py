@@ -1,0 +1,151 @@
+"""The graphs as `langgraph dev` serves them (Studio, chat front ends), driven by `langgraph_sdk`.
+
+A real API server in a subprocess, pointed at a temporary store: the ``ingest`` graph fills
+it, then the ``rag`` graph answers in a server-side thread (the server's own checkpointer),
+once waited for and once streamed. The server is the only process that opens the store
+(Qdrant local mode locks its folder per process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from tests.conftest import REPO, SAMPLE_VAULTS
+from tests.integration.test_cli_ingest import env_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+LANGGRAPH = REPO / ".venv" / "bin" / "langgraph"
+READY_TIMEOUT = 120.0
+MONSTERA = "When should I water the monstera?"
+MISO = "味噌汁で味噌を入れるタイミングは？"
+
+
+def config_in(folder: Path) -> Path:
+    """The repo's langgraph.json with absolute paths, written to ``folder``.
+
+    The server runs from the temp folder so that its own persistence (``.langgraph_api/``)
+    lands there, not among the developer's Studio threads; it resolves graph paths
+    against its working directory, hence the absolute paths.
+    """
+    config = json.loads((REPO / "langgraph.json").read_text(encoding="utf-8"))
+    config["dependencies"] = [str((REPO / d).resolve()) for d in config.get("dependencies") or []]
+    config["graphs"] = {name: str(REPO / spec.removeprefix("./")) for name, spec in config["graphs"].items()}
+    path = folder / "langgraph.json"
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def tail(log: Path, n: int = 4000) -> str:
+    return log.read_text(encoding="utf-8", errors="replace")[-n:] if log.exists() else ""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """``langgraph dev`` on a free port; yields (url, temp folder). The process group is stopped at the end."""
+    if not LANGGRAPH.exists():
+        pytest.skip(f"{LANGGRAPH} is missing: install with `pip install -e '.[dev]'`")
+    root = tmp_path_factory.mktemp("lg-server")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = root / "server.log"
+    cmd = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--port", str(port)]
+    cmd += ["--config", str(config_in(root))]
+    with log.open("w", encoding="utf-8") as out:
+        proc = subprocess.Popen(
+            cmd, cwd=root, env=env_for(root), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT
+        while True:
+            assert proc.poll() is None, f"langgraph dev exited with {proc.returncode}:\n{tail(log)}"
+            try:
+                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, f"langgraph dev not ready after {READY_TIMEOUT} s:\n{tail(log)}"
+            time.sleep(0.5)
+        yield url, root
+    finally:
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the server's process group (its workers too), SIGKILL if it lingers."""
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=15)
+
+
+async def thread_messages(client: Any, thread_id: str) -> list[dict[str, Any]]:
+    """The thread's messages as the server's checkpointer holds them (what a chat UI shows)."""
+    state: Any = await client.threads.get_state(thread_id)
+    return list(state["values"].get("messages") or [])
+
+
+def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path]) -> None:
+    url, root = server
+    shutil.copytree(SAMPLE_VAULTS / "life", root / "life")
+    log = root / "server.log"
+
+    async def scenario() -> None:
+        client = get_client(url=url, timeout=300.0)
+        assert {a["graph_id"] for a in await client.assistants.search()} >= {"rag", "ingest"}
+
+        paths: Any = [str(root / "life")]
+        ingested = await client.runs.wait(None, "ingest", input={"paths": paths})
+        assert isinstance(ingested, dict), ingested
+        assert ingested["failures"] == [] and ingested["documents"] == 10 and ingested["written_chunks"] > 0
+
+        thread = await client.threads.create()
+        tid = thread["thread_id"]
+        first = await client.runs.wait(tid, "rag", input={"question": MONSTERA})
+        assert isinstance(first, dict) and "error" not in first, f"{first}\n{tail(log)}"
+        assert "5 cm" in first["answer"] and "[1]" in first["answer"]
+        assert first["sources"][0]["title"] == "Monstera Care" and first["path"] == "extractive"
+        messages = await thread_messages(client, tid)
+        assert [m["type"] for m in messages] == ["human", "ai"]
+        assert messages[1]["content"] == first["answer"]
+
+        events: list[str] = []
+        values: list[dict[str, Any]] = []
+        async for part in client.runs.stream(tid, "rag", input={"question": MISO}, stream_mode=["messages", "values"]):
+            events.append(part.event)
+            assert part.event != "error", f"{part.data}\n{tail(log)}"
+            if part.event == "values":
+                values.append(part.data)
+        assert len(values) > 3, f"state should arrive after each step, got events {events}"
+        final = values[-1]
+        assert "火を止め" in final["answer"] and final["sources"][0]["title"] == "味噌汁"
+        assert any(e.startswith("messages") for e in events), events
+        messages = await thread_messages(client, tid)
+        assert [m["type"] for m in messages] == ["human", "ai", "human", "ai"]
+        assert [m["content"] for m in messages[::2]] == [MONSTERA, MISO]
+
+    asyncio.run(scenario())
