@@ -80,6 +80,11 @@ class Embedder(Embeddings):
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         return _normalise(self._encode(list(texts), is_query=False))
 
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (benchmarks measuring cold questions call this)."""
+        with self._cache_lock:
+            self._query_cache.clear()
+
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         """L2-normalised float32 matrix, one row per query; repeated queries come from an LRU cache.
 

@@ -33,12 +33,14 @@ def make(c: Components) -> Node:
         collection = ctx.collection or None
 
         def fetch(parent_ids: list[str]) -> list[dict[str, Any]]:
-            try:
-                return c.index(collection).chunks_by_parent(parent_ids)
-            except ServiceUnavailable as e:
-                log_error("vector_store", "fetch_parents", state, e)
-                wanted = set(parent_ids)
-                return [p for p in c.bm25(collection).payloads if p.get("parent_id") in wanted]
+            index = c.index(collection)
+            if not index.is_local:  # a server filters on its payload index
+                try:
+                    return index.chunks_by_parent(parent_ids)
+                except ServiceUnavailable as e:
+                    log_error("vector_store", "fetch_parents", state, e)
+            # embedded store, or the server is down: the BM25 index holds every chunk's payload
+            return c.bm25(collection).payloads_of_parents(parent_ids)
 
         passages = await asyncio.to_thread(expand_to_parents, relevant, fetch, budget_tokens=ctx.parent_budget_tokens)
         return {"passages": [p.model_dump() if hasattr(p, "model_dump") else dict(vars(p)) for p in passages]}
