@@ -197,16 +197,7 @@ def ask(
         fail("--stream and --json do not combine: --json prints one object at the end", code=2)
     try:
         filters = search_cmd.build_filters(
-            vault=vault,
-            tag=tag,
-            date_from=date_from,
-            date_to=date_to,
-            source=None,
-            source_prefix=source_prefix,
-            section=None,
-            lang=lang,
-            doc_id=[],
-            where=[],
+            vault=vault, tag=tag, date_from=date_from, date_to=date_to, source_prefix=source_prefix, lang=lang
         )
         turn = ask_cmd.Turn(
             question=question,
@@ -256,18 +247,7 @@ def profile(
     from cli import ask_cmd, search_cmd
 
     try:
-        filters = search_cmd.build_filters(
-            vault=vault,
-            tag=tag,
-            date_from=None,
-            date_to=None,
-            source=None,
-            source_prefix=None,
-            section=None,
-            lang=lang,
-            doc_id=[],
-            where=[],
-        )
+        filters = search_cmd.build_filters(vault=vault, tag=tag, lang=lang)
         print_json(ask_cmd.profile(_components(), user_id, filters, clear=clear))
     except RAGError as e:
         fail(str(e), code=2 if not user_id.strip() else 1)

@@ -7,7 +7,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -48,27 +48,27 @@ def _scalar(raw: str) -> Any:
 
 def build_filters(
     *,
-    vault: list[str],
-    tag: list[str],
-    date_from: str | None,
-    date_to: str | None,
-    source: str | None,
-    source_prefix: str | None,
-    section: str | None,
-    lang: str | None,
-    doc_id: list[str],
-    where: list[str],
+    vault: Sequence[str] = (),
+    tag: Sequence[str] = (),
+    date_from: str | None = None,
+    date_to: str | None = None,
+    source: str | None = None,
+    source_prefix: str | None = None,
+    section: str | None = None,
+    lang: str | None = None,
+    doc_id: Sequence[str] = (),
+    where: Sequence[str] = (),
 ) -> dict[str, Any]:
     f: dict[str, Any] = {
-        "vaults": vault or None,
-        "tags": tag or None,
+        "vaults": list(vault) or None,
+        "tags": list(tag) or None,
         "created_from": date_from,
         "created_to": date_to,
         "source": source,
         "source_prefix": source_prefix,
         "section": section,
         "language": lang,
-        "doc_ids": doc_id or None,
+        "doc_ids": list(doc_id) or None,
         "where": [parse_where(w) for w in where],
     }
     return {k: v for k, v in f.items() if v not in (None, [])}

@@ -46,6 +46,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from cli.ingest_cmd import run_ingest
+from components.embedder import Embedder
 from components.factory import Components
 from components.filters import SearchFilters
 from components.retrieval import Hit, bm25_search, dense_search, fuse
@@ -276,11 +277,16 @@ def prepare(c: Components, collection: str) -> dict[str, float]:
 
 # ------------------------------------------------------------------------------- measuring
 def timed_run(
-    runner: Runner, queries: Sequence[tuple[str, str]], progress: Progress, label: str
+    runner: Runner, queries: Sequence[tuple[str, str]], progress: Progress, label: str, *, embedder: Embedder
 ) -> tuple[dict[str, list[str]], list[float]]:
-    """Warm up on the first queries, then one timed call per query: rankings and latencies (ms)."""
+    """Warm up on the first queries, then one timed call per query: rankings and latencies (ms).
+
+    The embedder's query cache is cleared before the timed calls: every mode runs the same
+    queries, and a mode must not be timed on vectors an earlier mode computed.
+    """
     for i in range(WARMUP):
         runner(queries[i % len(queries)][1])
+    embedder.clear_query_cache()
     task = progress.add_task(label, total=len(queries))
     run: dict[str, list[str]] = {}
     ms: list[float] = []
@@ -303,12 +309,12 @@ def mode_result(run: dict[str, list[str]], ms: list[float], ds: BeirDataset, loa
 
 
 def quality(
-    runners: dict[str, Runner], queries: Sequence[tuple[str, str]], ds: BeirDataset, opts: Options
+    runners: dict[str, Runner], queries: Sequence[tuple[str, str]], ds: BeirDataset, opts: Options, embedder: Embedder
 ) -> dict[str, dict[str, Any]]:
     results: dict[str, dict[str, Any]] = {}
     with progress_bar(opts.progress) as progress:
         for mode, runner in runners.items():
-            run, ms = timed_run(runner, queries, progress, mode)
+            run, ms = timed_run(runner, queries, progress, mode, embedder=embedder)
             results[mode] = mode_result(run, ms, ds, os.getloadavg()[0])
             log.info(
                 "%s: nDCG@10 %.3f, p50 %.1f ms", mode, results[mode]["ndcg@10"], results[mode]["latency_ms"]["p50"]
@@ -412,7 +418,7 @@ def scaling_at(
         latency: dict[str, dict[str, float]] = {}
         with progress_bar(opts.progress) as progress:
             for mode, runner in runners.items():
-                _, ms = timed_run(runner, queries, progress, f"{mode} @ {n}")
+                _, ms = timed_run(runner, queries, progress, f"{mode} @ {n}", embedder=c.embedder)
                 latency[mode] = {**latency_stats(ms), "loadavg_1m_after": os.getloadavg()[0]}
     finally:
         c.close()
@@ -444,7 +450,8 @@ def notes(opts: Options) -> list[str]:
         f"Each retriever returns {opts.candidates} chunks; a document ranking holds each document once "
         f"at its best chunk, so it can be shorter than k={opts.k} (see mean_documents_ranked).",
         "Latency is per query after 5 warm-up queries: dense, hybrid and langchain include embedding the "
-        "query; hybrid runs dense then BM25 sequentially (the search graph runs them in parallel).",
+        "query (the embedder's query cache is cleared before each timed pass); hybrid runs dense then BM25 "
+        "sequentially (the search graph runs them in parallel).",
         "langchain: EnsembleRetriever(weights=[0.5, 0.5], c=60, id_key='_id') over BM25Retriever "
         "(default preprocessing: str.split) and QdrantVectorStore on the same collection and embedder.",
         "qdrant-client local mode searches by brute force (no HNSW index).",
@@ -476,7 +483,7 @@ def run(opts: Options) -> dict[str, Any]:
             "machine": {"cpus": os.cpu_count()},
             "ingest": ingested,
             "setup_seconds": {**loads, **setup},
-            "modes": quality(runners, queries, ds, opts),
+            "modes": quality(runners, queries, ds, opts, c.embedder),
             "skipped": skipped,
             "notes": notes(opts),
         }

@@ -23,11 +23,8 @@ from nodes.ingest import (
 )
 
 
-def after_parse(state: IngestState) -> Literal["chunk_documents", "prune_documents"]:
-    return "chunk_documents" if state.get("pending") else "prune_documents"
-
-
-def after_upsert(state: IngestState) -> Literal["chunk_documents", "prune_documents"]:
+def more_pending(state: IngestState) -> Literal["chunk_documents", "prune_documents"]:
+    """After parsing and after each written batch: chunk the next batch, or finish with pruning."""
     return "chunk_documents" if state.get("pending") else "prune_documents"
 
 
@@ -45,10 +42,10 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     builder.add_node(prune_documents.make(c))
     builder.add_edge(START, "load_sources")
     builder.add_edge("load_sources", "parse_documents")
-    builder.add_conditional_edges("parse_documents", after_parse)
+    builder.add_conditional_edges("parse_documents", more_pending)
     builder.add_edge("chunk_documents", "embed_chunks")
     builder.add_edge("embed_chunks", "upsert_chunks")
-    builder.add_conditional_edges("upsert_chunks", after_upsert)
+    builder.add_conditional_edges("upsert_chunks", more_pending)
     builder.add_edge("prune_documents", END)
     return builder.compile(name="ingest")
 

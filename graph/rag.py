@@ -86,9 +86,9 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     ):
         b.add_node(timed(module.make(c)))
     # langgraph's overloads do not list handlers that take a NodeError, hence the ignores
-    b.add_node(timed(retrieve_dense.make(c)), timeout=s.vector_timeout, error_handler=retrieve_dense.dense_failed)  # type: ignore[call-overload]
+    b.add_node(timed(retrieve_dense.make(c)), timeout=s.vector_timeout, error_handler=retrieve_dense.make_failed(c))  # type: ignore[call-overload]
     b.add_node(timed(retrieve_bm25.make(c)), error_handler=retrieve_bm25.bm25_failed)  # type: ignore[call-overload]
-    b.add_node(timed(rerank_results.make(c)), timeout=s.reranker_timeout, error_handler=rerank_results.rerank_failed)  # type: ignore[call-overload]
+    b.add_node(timed(rerank_results.make(c)), timeout=s.reranker_timeout, error_handler=rerank_results.make_failed(c))  # type: ignore[call-overload]
     b.add_node(timed(rerank_results.make_skipped(c)))
     b.add_node(timed(search_web.make(c)), timeout=s.web_search_timeout, error_handler=search_web.web_failed)  # type: ignore[call-overload]
     b.add_node(

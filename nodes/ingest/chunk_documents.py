@@ -7,6 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from components.errors import ConfigurationError
 from components.factory import Components
 from components.ingestion import chunk_records
 from graph.ingest_state import IngestContext, IngestState
@@ -21,8 +22,11 @@ def make(c: Components) -> Node:
         batch, rest = pending[:n], pending[n:]
         size = ctx.chunk_size or c.settings.chunk_size
         overlap = ctx.chunk_overlap if ctx.chunk_overlap >= 0 else c.settings.chunk_overlap
-        if overlap >= size:
-            overlap = size // 4
+        if not 0 <= overlap < size:  # checked before anything is written, so nothing is half done
+            raise ConfigurationError(
+                f"chunk_overlap ({overlap}) must be at least 0 and smaller than chunk_size ({size}); "
+                f"change the run's context or the CHUNK_OVERLAP / CHUNK_SIZE settings."
+            )
         records = await asyncio.to_thread(chunk_records, batch, size=size, overlap=overlap)
         return {"batch": records, "pending": rest}
 

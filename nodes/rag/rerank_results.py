@@ -9,18 +9,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from components.errors import CircuitOpen
 from components.factory import Components
 from components.filters import SearchFilters
 from components.retrieval import explain_empty, group_by_document
 from graph.context import Context
 from graph.state import RAGState
-from nodes.rag.common import hit_to_result
+from nodes.rag.common import hit_to_result, log_error
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -36,9 +38,12 @@ def make(c: Components) -> Node:
         reranker = c.reranker if ctx.rerank else None
         if reranker is not None and candidates and state.get("question"):
             t0 = time.perf_counter()
+            breaker = c.breakers.get("reranker")
+            breaker.acquire()  # open: fail fast, the handler keeps the fused order
             scores = await asyncio.to_thread(
                 reranker.rerank, state.get("question") or "", [h["payload"].get("text") or "" for h in candidates]
             )
+            breaker.success()
             for h, s in zip(candidates, scores, strict=True):
                 h["scores"] = {**h["scores"], "rerank": s}
                 h["score"] = s
@@ -83,15 +88,32 @@ def finish(
     if state.get("group_by_document"):
         results = group_by_document(results)
     all_notes = [*(state.get("notes") or []), *notes]
-    out: dict[str, Any] = {"results": results, "total": len(results), "warnings": all_notes, "timings_ms": timings}
+    out: dict[str, Any] = {
+        "results": results,
+        "total": len(results),
+        "warnings": all_notes,
+        "notes": notes,  # finish_run turns the run's notes into its warnings
+        "timings_ms": timings,
+    }
     if state.get("debug"):
         out["debug_info"] = {**(state.get("trace") or {}), "retrievers": sorted(set(state.get("retrievers") or []))}
     return out
 
 
-def rerank_failed(state: RAGState, error: NodeError) -> Command[Any]:
-    """Cross-encoder broken or slow: keep the fused order."""
-    log.warning("reranker failed (%s: %s); keeping the fused order", type(error.error).__name__, error.error)
+def make_failed(c: Components) -> Callable[[RAGState, NodeError], Command[Any]]:
+    """The error handler of rerank_results: it also counts timeouts against the reranker's breaker."""
+
+    def rerank_failed(state: RAGState, error: NodeError) -> Command[Any]:
+        """Cross-encoder broken or slow: keep the fused order."""
+        if not isinstance(error.error, CircuitOpen):
+            c.breakers.get("reranker").failure(error.error)
+        log_error("reranker", "rerank_results", state, error.error)
+        return skip(error)
+
+    return rerank_failed
+
+
+def skip(error: NodeError) -> Command[Any]:
     return Command(
         goto="rerank_skipped",
         update={"notes": [f"Reranking skipped: the cross-encoder failed ({type(error.error).__name__})."]},

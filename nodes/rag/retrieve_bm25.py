@@ -15,6 +15,7 @@ from components.filters import SearchFilters
 from components.retrieval import bm25_search
 from graph.context import Context
 from graph.state import RAGState
+from nodes.rag.common import log_error
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ def make(c: Components) -> Node:
 
 
 def bm25_failed(state: RAGState, error: NodeError) -> Command[Any]:
-    log.warning("BM25 failed (%s: %s); continuing with dense results only", type(error.error).__name__, error.error)
+    log_error("bm25", "retrieve_bm25", state, error.error)
     return Command(
         goto="fuse_results",
         update={

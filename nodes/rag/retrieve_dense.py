@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.errors import NodeError
@@ -12,12 +13,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 from qdrant_client import models
 
-from components.errors import QueryError
+from components.errors import CircuitOpen, QueryError
 from components.factory import Components
 from components.filters import SearchFilters
 from components.retrieval import Hit, dense_search, similar_vector
 from graph.context import Context
 from graph.state import RAGState
+from nodes.rag.common import log_error
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -30,6 +32,8 @@ def make(c: Components) -> Node:
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         collection = ctx.collection or None
         similar_to = state.get("similar_to")
+        breaker = c.breakers.get("vector_store")
+        breaker.acquire()  # open: fail fast (CircuitOpen) and let the handler go on with BM25
         if similar_to:
             hits, timings = await asyncio.to_thread(_similar, c, similar_to, filters, limit, collection)
         else:
@@ -41,6 +45,7 @@ def make(c: Components) -> Node:
                 limit=limit,
                 collection=collection,
             )
+        breaker.success()
         return {"dense_hits": [[h.to_dict() for h in q] for q in hits], "retrievers": ["dense"], "timings_ms": timings}
 
     return retrieve_dense
@@ -59,11 +64,24 @@ def _similar(c: Components, doc_id: str, filters: SearchFilters, limit: int, col
     return [hits], {"dense": (time.perf_counter() - t0) * 1000}
 
 
-def dense_failed(state: RAGState, error: NodeError) -> Command[Any]:
-    """Vector store down or slow: continue with BM25 only, and say so."""
-    if isinstance(error.error, QueryError):
-        raise error.error
-    log.warning("dense retrieval failed (%s: %s); continuing with BM25 only", type(error.error).__name__, error.error)
+def make_failed(c: Components) -> Callable[[RAGState, NodeError], Command[Any]]:
+    """The error handler of retrieve_dense: it also counts timeouts against the store's breaker."""
+
+    def dense_failed(state: RAGState, error: NodeError) -> Command[Any]:
+        """Vector store down or slow: continue with BM25 only, and say so."""
+        breaker = c.breakers.get("vector_store")
+        if isinstance(error.error, QueryError):
+            breaker.release()
+            raise error.error
+        if not isinstance(error.error, CircuitOpen):
+            breaker.failure(error.error)
+        log_error("vector_store", "retrieve_dense", state, error.error)
+        return fallback(error)
+
+    return dense_failed
+
+
+def fallback(error: NodeError) -> Command[Any]:
     return Command(
         goto="fuse_results",
         update={

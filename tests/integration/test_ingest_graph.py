@@ -213,3 +213,16 @@ def test_sample_vaults_ingest_cleanly(components: Components, tmp_path: Path) ->
     assert out["failures"] == [] and out["documents"] >= 15
     assert {p["vault"] for p in payloads(components)} == {"research", "life"}
     assert {p["language"] for p in payloads(components)} == {"ja", "en"}
+
+
+def test_overlap_not_below_chunk_size_is_refused_before_writing(components: Components, corpus: Path) -> None:
+    from components.errors import ConfigurationError
+    from graph.ingest import build_ingest_graph
+    from graph.ingest_state import IngestContext
+
+    graph = build_ingest_graph(components)
+    with pytest.raises(
+        ConfigurationError, match=r"chunk_overlap \(300\) must be .* smaller than chunk_size \(200\)"
+    ):
+        asyncio.run(graph.ainvoke({"paths": [str(corpus)]}, context=IngestContext(chunk_size=200, chunk_overlap=300)))
+    assert not components.index().exists() or components.index().count() == 0

@@ -307,3 +307,64 @@ def test_chat_client_thread_sends_only_messages_and_inherits_nothing(store: Comp
     third = say("And how much water?")  # a short follow-up, no LLM: searched, not chit-chat
     assert third["route"] == "vector_search"
     assert [m.type for m in third["messages"]] == ["human", "ai"] * 3
+
+
+# ---------------------------------------------------------------- web search (Tavily protocol)
+def with_web(base: Components, url: str, **models: Any) -> Components:
+    from components.web_search import TavilySearch
+    from tests.fakes.web_search_server import API_KEY
+
+    c = with_models(base, **models)
+    c._web = TavilySearch(API_KEY, base_url=url, timeout=2.0)
+    return c
+
+
+WEB_RESULTS = [
+    {
+        "title": "Tokyo weather",
+        "url": "https://weather.example/tokyo",
+        "content": "Tokyo is sunny today, 21 °C.",
+        "score": 0.9,
+    }
+]
+
+
+def test_web_route_answers_from_web_results_with_urls(store: Components) -> None:
+    from tests.fakes.web_search_server import Behaviour, web_search_server
+
+    with web_search_server(Behaviour(results=WEB_RESULTS)) as (url, b):
+        c = with_web(
+            store,
+            url,
+            router=ScriptedChatModel(router("web_search")),
+            grader=ScriptedChatModel(grader()),
+            generator=ScriptedChatModel(["Tokyo is sunny today [1]."]),
+        )
+        out = ask(c, "What is the weather in Tokyo today?", Context(web_search=True), **DEBUG)
+    assert out["route"] == "web_search" and out["path"] == "llm"
+    assert out["sources"][0]["source"] == "https://weather.example/tokyo"
+    assert "search_web" in visited(out) and "retrieve_dense" not in visited(out)
+    assert b.requests and b.requests[0][2]["query"] == "What is the weather in Tokyo today?"
+
+
+def test_web_search_without_results_or_failing_gives_the_fallback(store: Components) -> None:
+    from tests.fakes.web_search_server import Behaviour, web_search_server
+
+    for behaviour in (Behaviour(results=[]), Behaviour(status=500), Behaviour(delay=3.0)):
+        with web_search_server(behaviour) as (url, _):
+            c = with_web(store, url, router=ScriptedChatModel(router("web_search")))
+            out = ask(c, "Latest news about the Tokyo stock market?", Context(web_search=True), **DEBUG)
+        assert out["answer"] == prompts.FALLBACK["en"], behaviour
+        assert out["escalation"]["node"] == "fallback_answer" and "web search" in out["escalation"]["reason"]
+
+
+def test_corrective_rag_goes_to_the_web_when_the_context_is_not_relevant(store: Components) -> None:
+    from tests.fakes.web_search_server import Behaviour, web_search_server
+
+    with web_search_server(Behaviour(results=WEB_RESULTS)) as (url, _):
+        c = with_web(store, url)  # no LLM: the calibrated grader finds the vaults say nothing on this
+        out = ask(c, "What is the capital of Mongolia?", Context(web_search=True), **DEBUG)
+    steps = visited(out)
+    assert "grade_context" in steps and "search_web" in steps
+    assert steps.index("search_web") > steps.index("grade_context")
+    assert out["route"] == "web_search"
