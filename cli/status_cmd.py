@@ -54,6 +54,20 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
     report["ollama"] = ollama_state(s.ollama_base_url)
     if s.ollama_embeddings_base_url:
         report["ollama_embeddings"] = ollama_state(s.ollama_embeddings_base_url)
+    roles = {r: getattr(s, f"llm_model_{r}") or s.llm_model for r in ("router", "rewriter", "grader", "generator")}
+    report["llm"] = {
+        "configured": any(roles.values()),
+        "models": roles,
+        "note": (
+            f"{', '.join(sorted({m for m in roles.values() if m}))} at {s.ollama_base_url}"
+            if any(roles.values())
+            else "no LLM configured (LLM_MODEL): Q&A answers extractively, with citations"
+        ),
+    }
+    report["web_search"] = {
+        "provider": s.web_search_provider or None,
+        "note": f"{s.web_search_provider} (runs with web_search=true)" if s.web_search_provider else "off",
+    }
     if s.reranker_model:
         report["reranker"] = {
             "configured": True,
@@ -90,5 +104,7 @@ def show(report: dict[str, Any], *, as_json: bool) -> None:
         t.add_row("", report.get("message", ""))
     o = report["ollama"]
     t.add_row("ollama", f"{o['url']}: " + (f"answers (v{o.get('version')})" if o["reachable"] else "not reachable"))
+    t.add_row("chat models", report["llm"]["note"])
+    t.add_row("web search", report["web_search"]["note"])
     t.add_row("reranker", report["reranker"]["note"])
     console.print(t)

