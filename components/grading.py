@@ -207,6 +207,7 @@ def check_support(
     *,
     embed: Embed | None,
     tokenize: Tokenize | None = None,
+    threshold: float = SUPPORT_COSINE,
 ) -> Support:
     """Sentence-level grounding of an answer in the passages it cites.
 
@@ -248,7 +249,7 @@ def check_support(
             a, c = vecs[: len(pending)], vecs[len(pending) :]
             best_cos = (a @ c.T).max(axis=1)
             for i, cos in zip(pending, best_cos, strict=True):
-                supported[i] = bool(cos >= SUPPORT_COSINE)
+                supported[i] = bool(cos >= threshold)
             how = "lexical+semantic"
     unsupported = [s for s, ok in zip(sents, supported, strict=True) if not ok]
     share = 1.0 - len(unsupported) / len(sents)
@@ -281,7 +282,7 @@ class AnswerGrade:
     reason: str = ""
 
 
-def grade_answer(question: str, answer: str, *, embed: Embed | None) -> AnswerGrade:
+def grade_answer(question: str, answer: str, *, embed: Embed | None, threshold: float = ANSWER_COSINE) -> AnswerGrade:
     """Question–answer similarity; "no information" answers are not useful.
 
     ``embed`` as for ``check_support`` (symmetric). Without it, any non-empty answer that is
@@ -296,5 +297,5 @@ def grade_answer(question: str, answer: str, *, embed: Embed | None) -> AnswerGr
     v = np.asarray(embed([question, body]), dtype=np.float32)
     cos = float(v[0] @ v[1])
     score = min(1.0, max(0.0, (cos - ANSWER_FLOOR) / (ANSWER_CEIL - ANSWER_FLOOR)))
-    useful = cos >= ANSWER_COSINE
-    return AnswerGrade(useful, round(score, 4), f"question-answer cosine {cos:.3f} vs threshold {ANSWER_COSINE}")
+    useful = cos >= threshold
+    return AnswerGrade(useful, round(score, 4), f"question-answer cosine {cos:.3f} vs threshold {threshold}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from components.grading import ANSWER_COSINE, CONTEXT_THRESHOLD, SUPPORT_COSINE
+
 
 @dataclass
 class Context:
@@ -62,6 +64,21 @@ class Context:
     cache: bool = field(default=True, metadata={"description": "Use the semantic answer cache."})
     cache_threshold: float = field(
         default=0.95, metadata={"description": "Cosine similarity of two questions for a cache hit."}
+    )
+    # --- grader thresholds (non-LLM paths) ---
+    context_threshold: float = field(
+        default=CONTEXT_THRESHOLD,
+        metadata={
+            "description": "Probability of relevance (calibrated on SciFact/JSQuAD) above which context is kept."
+        },
+    )
+    support_threshold: float = field(
+        default=SUPPORT_COSINE,
+        metadata={"description": "Cosine to a passage sentence above which an answer sentence counts as supported."},
+    )
+    answer_threshold: float = field(
+        default=ANSWER_COSINE,
+        metadata={"description": "Question-answer cosine above which an answer counts as useful."},
     )
     # --- loop caps ---
     max_context_rewrites: int = field(

@@ -49,7 +49,12 @@ def make(c: Components) -> Node:
                 log_error("llm", "check_hallucination", state, e)
         if not verdict:
             s = await asyncio.to_thread(
-                grading.check_support, answer, texts, embed=c.embedder.encode_queries, tokenize=c.tokenizer
+                grading.check_support,
+                answer,
+                texts,
+                embed=c.embedder.encode_queries,
+                tokenize=c.tokenizer,
+                threshold=ctx.support_threshold,
             )
             verdict = {
                 "grounded": s.grounded,

@@ -57,7 +57,9 @@ def make(c: Components) -> Node:
             except RAGError as e:
                 log_error("llm", "grade_answer", state, e)
         if not verdict:
-            a = await asyncio.to_thread(grading.grade_answer, question, answer, embed=c.embedder.encode_queries)
+            a = await asyncio.to_thread(
+                grading.grade_answer, question, answer, embed=c.embedder.encode_queries, threshold=ctx.answer_threshold
+            )
             verdict = {"useful": a.useful, "score": round(a.score, 4), "reason": a.reason, "path": "similarity"}
         out: dict[str, Any] = {"answer_verdict": verdict}
         if not verdict["useful"]:

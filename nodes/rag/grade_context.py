@@ -59,9 +59,9 @@ def make(c: Components) -> Node:
                     log_error("llm", "grade_context", state, e)
             if not verdict:
                 g2 = await asyncio.to_thread(_calibrated, c, ctx, question, results)
-                ranks = [i + 1 for i, s in enumerate(g2.chunk_scores) if s >= grading.CONTEXT_THRESHOLD]
+                ranks = [i + 1 for i, s in enumerate(g2.chunk_scores) if s >= ctx.context_threshold]
                 verdict = {
-                    "relevant": g2.relevant,
+                    "relevant": g2.score >= ctx.context_threshold,
                     "score": round(g2.score, 4),
                     "reason": g2.reason,
                     "path": "calibrated",

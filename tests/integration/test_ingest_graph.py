@@ -221,8 +221,6 @@ def test_overlap_not_below_chunk_size_is_refused_before_writing(components: Comp
     from graph.ingest_state import IngestContext
 
     graph = build_ingest_graph(components)
-    with pytest.raises(
-        ConfigurationError, match=r"chunk_overlap \(300\) must be .* smaller than chunk_size \(200\)"
-    ):
+    with pytest.raises(ConfigurationError, match=r"chunk_overlap \(300\) must be .* smaller than chunk_size \(200\)"):
         asyncio.run(graph.ainvoke({"paths": [str(corpus)]}, context=IngestContext(chunk_size=200, chunk_overlap=300)))
     assert not components.index().exists() or components.index().count() == 0

@@ -368,3 +368,13 @@ def test_corrective_rag_goes_to_the_web_when_the_context_is_not_relevant(store: 
     assert "grade_context" in steps and "search_web" in steps
     assert steps.index("search_web") > steps.index("grade_context")
     assert out["route"] == "web_search"
+
+
+def test_grader_thresholds_are_run_knobs(store: Components) -> None:
+    strict = Context(answer_threshold=0.99, max_answer_rewrites=1, cache=False)
+    out = ask(store, MONSTERA, strict, **DEBUG)
+    assert out["answer"] == prompts.FALLBACK["en"] and out["escalation"]["answer_failures"] == 2
+    lenient = ask(
+        store, "量子コンピュータの誤り訂正はどう実装されていますか？", Context(context_threshold=0.0001), **DEBUG
+    )
+    assert lenient["debug_info"]["context_verdict"]["relevant"] is True
