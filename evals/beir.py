@@ -24,12 +24,11 @@ class BeirDataset:
     qrels: dict[str, dict[str, int]]
 
 
-def load_beir(path: Path, split: str = "test") -> BeirDataset:
-    """Load a BEIR folder; only queries judged in ``split`` are kept."""
-    path = Path(path)
-    qrels_file = path / "qrels" / f"{split}.tsv"
+def load_qrels(path: Path, split: str = "test") -> dict[str, dict[str, int]]:
+    """Positive judgements of one split: query id → {doc id: grade}."""
+    qrels_file = Path(path) / "qrels" / f"{split}.tsv"
     if not qrels_file.exists():
-        available = sorted(p.stem for p in (path / "qrels").glob("*.tsv"))
+        available = sorted(p.stem for p in (Path(path) / "qrels").glob("*.tsv"))
         raise FileNotFoundError(f"{qrels_file} not found; splits available here: {available}")
     qrels: dict[str, dict[str, int]] = {}
     with qrels_file.open(encoding="utf-8") as f:
@@ -38,6 +37,13 @@ def load_beir(path: Path, split: str = "test") -> BeirDataset:
         for row in reader:
             if len(row) >= 3 and int(row[2]) > 0:
                 qrels.setdefault(row[0], {})[row[1]] = int(row[2])
+    return qrels
+
+
+def load_beir(path: Path, split: str = "test") -> BeirDataset:
+    """Load a BEIR folder; only queries judged in ``split`` are kept."""
+    path = Path(path)
+    qrels = load_qrels(path, split)
     corpus: dict[str, dict[str, str]] = {}
     with (path / "corpus.jsonl").open(encoding="utf-8") as f:
         for line in f:
