@@ -57,6 +57,7 @@ _KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _HIRAGANA_TAIL = re.compile(r"[\u3041-\u309f]+$")
 _MARKUP = re.compile(r"\*\*|__|`")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_JA_STOPS = "。！？"
 
 
 @dataclass
@@ -170,9 +171,28 @@ def extract_answer(
     for rank, x in enumerate(chosen):
         first.setdefault(x[1], rank)
     chosen.sort(key=lambda x: (first[x[1]], x[2]))
-    sep = "" if language == "ja" else " "
-    answer = sep.join(f"{s} [{pi + 1}]" for _, pi, _, s, _ in chosen)
+    answer = join_cited([(s, pi + 1) for _, pi, _, s, _ in chosen], language)
     return Extract(answer, round(min(1.0, best), 3), sorted({pi + 1 for _, pi, _, _, _ in chosen}))
+
+
+def join_cited(sentences: Sequence[tuple[str, int]], language: str) -> str:
+    """Sentences with their citations: "… dry. [1] …" in English, 「…溶き入れる[1]。…」 in Japanese.
+
+    Japanese puts the reference before a full-width full stop and no space between sentences,
+    so the marker stays attached to the sentence it supports instead of opening the next one.
+    A sentence without one (an English line quoted in a Japanese answer, a list item) keeps
+    "text [n]" and a space after it, so two sentences never run together.
+    """
+    out = ""
+    for sentence, n in sentences:
+        if language == "ja" and sentence[-1:] in _JA_STOPS:
+            piece = f"{sentence[:-1]}[{n}]{sentence[-1]}"
+        else:
+            piece = f"{sentence} [{n}]"
+        if out and not (language == "ja" and out[-1] in _JA_STOPS):
+            out += " "
+        out += piece
+    return out
 
 
 def _sentences(text: str) -> list[str]:

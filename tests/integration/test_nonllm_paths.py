@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from typing import Any
 
@@ -74,7 +75,8 @@ def test_japanese_miso_question_gets_the_step_that_answers_it(c: Components) -> 
     answer, _ = extract(c, QUESTIONS[0])
     first = answer.split("。")[0]
     assert "火を止めてから" in first and "溶き入れる" in first
-    assert "[" in answer and " [" in answer  # cited
+    assert re.search(r"\[\d\]。", answer)  # cited Japanese-style, before the full stop
+    assert "。 " not in answer and " [" not in answer  # no English spacing between sentences
     assert answer.count("[") <= 3
 
 
