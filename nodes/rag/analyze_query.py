@@ -24,7 +24,7 @@ from components.filters import SearchFilters
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts
-from nodes.rag.common import log_error, use_llm
+from nodes.rag.common import ask_llm, log_error
 from nodes.rag.schemas import ExtractedFilters
 from nodes.types import RAGNode as Node
 
@@ -59,30 +59,31 @@ def make(c: Components) -> Node:
             rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
             found = dict(rules.filters)
             analysis.update(explanations=list(rules.explanations), structured=rules.structured)
-            if use_llm(c, ctx, "router", ctx.router_model):
-                try:
-                    llm = await c.llm.structured(
-                        "router",
-                        ExtractedFilters,
-                        [
-                            SystemMessage(
-                                prompts.ANALYZE_SYSTEM.format(
-                                    today=date.today().isoformat(),
-                                    vaults=", ".join(sorted(vaults)) or "none",
-                                    tags=", ".join(sorted(tags)[:200]) or "none",
-                                )
-                            ),
-                            HumanMessage(question),
-                        ],
-                        override=ctx.router_model,
-                    )
-                    extra = _llm_filters(llm, vaults, tags)
-                    found = {**extra, **found}
-                    analysis["path"] = "llm"
-                    if extra:
-                        analysis["explanations"].append(f"LLM: {extra}")
-                except RAGError as e:
-                    log_error("llm", "analyze_query", state, e)
+            llm = await ask_llm(
+                c,
+                ctx,
+                state,
+                node="analyze_query",
+                role="router",
+                schema=ExtractedFilters,
+                messages=[
+                    SystemMessage(
+                        prompts.ANALYZE_SYSTEM.format(
+                            today=date.today().isoformat(),
+                            vaults=", ".join(sorted(vaults)) or "none",
+                            tags=", ".join(sorted(tags)[:200]) or "none",
+                        )
+                    ),
+                    HumanMessage(question),
+                ],
+                override=ctx.router_model,
+            )
+            if llm is not None:
+                extra = _llm_filters(llm, vaults, tags)
+                found = {**extra, **found}
+                analysis["path"] = "llm"
+                if extra:
+                    analysis["explanations"].append(f"LLM: {extra}")
         profile = await read_profile(runtime, ctx.user_id)
         defaults = dict(profile.get("filters") or {})
         merged = {**defaults, **found, **given}

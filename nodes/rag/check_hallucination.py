@@ -15,12 +15,11 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from components import grading
-from components.errors import RAGError
 from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts
-from nodes.rag.common import log_error, numbered, use_llm
+from nodes.rag.common import ask_llm, numbered
 from nodes.rag.generate_answer import passages_of
 from nodes.rag.schemas import HallucinationGrade
 from nodes.types import RAGNode as Node
@@ -31,23 +30,30 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         answer = state.get("answer") or ""
         texts = [p["text"] for p in passages_of(state)]
-        verdict: dict[str, Any] = {}
-        if state.get("path") == "llm" and use_llm(c, ctx, "grader", ctx.grader_model):
-            try:
-                g = await c.llm.structured(
-                    "grader",
-                    HallucinationGrade,
-                    [
-                        SystemMessage(prompts.HALLUCINATION_SYSTEM.format(passages=numbered(texts))),
-                        HumanMessage(f"Answer: {answer}"),
-                    ],
-                    override=ctx.grader_model,
-                )
-                verdict = {"grounded": g.grounded, "score": 1.0 if g.grounded else 0.0, "path": "llm"}
-                verdict["unsupported"] = list(g.unsupported)
-            except RAGError as e:
-                log_error("llm", "check_hallucination", state, e)
-        if not verdict:
+        verdict: dict[str, Any]
+        g = None
+        if state.get("path") == "llm":
+            g = await ask_llm(
+                c,
+                ctx,
+                state,
+                node="check_hallucination",
+                role="grader",
+                schema=HallucinationGrade,
+                messages=[
+                    SystemMessage(prompts.HALLUCINATION_SYSTEM.format(passages=numbered(texts))),
+                    HumanMessage(f"Answer: {answer}"),
+                ],
+                override=ctx.grader_model,
+            )
+        if g is not None:
+            verdict = {
+                "grounded": g.grounded,
+                "score": 1.0 if g.grounded else 0.0,
+                "path": "llm",
+                "unsupported": list(g.unsupported),
+            }
+        else:
             s = await asyncio.to_thread(
                 grading.check_support,
                 answer,

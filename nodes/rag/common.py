@@ -7,11 +7,13 @@ import logging
 import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from langchain_core.messages import AnyMessage, HumanMessage
+from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
+from pydantic import BaseModel
 
+from components.errors import RAGError
 from graph.context import Context
 from graph.state import RAGState
 
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
     from nodes.types import RAGNode
 
 log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def question_of(state: RAGState) -> str:
@@ -83,6 +87,32 @@ def previous_question(state: RAGState) -> str:
 def use_llm(c: Components, ctx: Context, role: Role, override: str = "") -> bool:
     """Whether this node should call its LLM: enabled for the run, configured, breaker closed."""
     return ctx.use_llm and c.llm.available(role, override)
+
+
+async def ask_llm(
+    c: Components,
+    ctx: Context,
+    state: RAGState,
+    *,
+    node: str,
+    role: Role,
+    schema: type[M],
+    messages: list[BaseMessage],
+    override: str = "",
+) -> M | None:
+    """The role's structured reply, or None when the node should take its non-LLM path.
+
+    None when the LLM is off for the run, not configured or behind an open breaker, and when
+    the call fails (logged with kind, node and request id): every LLM node has a non-LLM path,
+    so a failed call costs quality, never the answer.
+    """
+    if not use_llm(c, ctx, role, override):
+        return None
+    try:
+        return await c.llm.structured(role, schema, messages, override=override)
+    except RAGError as e:
+        log_error("llm", node, state, e)
+        return None
 
 
 def log_error(kind: str, node: str, state: RAGState, error: BaseException) -> None:

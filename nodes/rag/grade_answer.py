@@ -19,12 +19,11 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from components import grading
-from components.errors import RAGError
 from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts
-from nodes.rag.common import log_error, use_llm
+from nodes.rag.common import ask_llm
 from nodes.rag.schemas import AnswerGrade
 from nodes.types import RAGNode as Node
 
@@ -42,21 +41,24 @@ def make(c: Components) -> Node:
         question = state.get("question") or ""
         answer = state.get("answer") or ""
         verdict: dict[str, Any] = {}
-        if state.get("path") == "llm" and use_llm(c, ctx, "grader", ctx.grader_model):
-            try:
-                g = await c.llm.structured(
-                    "grader",
-                    AnswerGrade,
-                    [
-                        SystemMessage(prompts.ANSWER_GRADE_SYSTEM),
-                        HumanMessage(f"Question: {question}\nAnswer: {answer}"),
-                    ],
-                    override=ctx.grader_model,
-                )
-                verdict = {"useful": g.useful, "score": 1.0 if g.useful else 0.0, "reason": g.reason, "path": "llm"}
-            except RAGError as e:
-                log_error("llm", "grade_answer", state, e)
-        if not verdict:
+        g = None
+        if state.get("path") == "llm":
+            g = await ask_llm(
+                c,
+                ctx,
+                state,
+                node="grade_answer",
+                role="grader",
+                schema=AnswerGrade,
+                messages=[
+                    SystemMessage(prompts.ANSWER_GRADE_SYSTEM),
+                    HumanMessage(f"Question: {question}\nAnswer: {answer}"),
+                ],
+                override=ctx.grader_model,
+            )
+        if g is not None:
+            verdict = {"useful": g.useful, "score": 1.0 if g.useful else 0.0, "reason": g.reason, "path": "llm"}
+        else:
             a = await asyncio.to_thread(
                 grading.grade_answer, question, answer, embed=c.embedder.encode_queries, threshold=ctx.answer_threshold
             )

@@ -16,12 +16,11 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from components import grading
-from components.errors import RAGError
 from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts
-from nodes.rag.common import log_error, numbered, use_llm
+from nodes.rag.common import ask_llm, numbered
 from nodes.rag.schemas import ContextGrade
 from nodes.types import RAGNode as Node
 
@@ -35,29 +34,29 @@ def make(c: Components) -> Node:
         if not results:
             verdict = {"relevant": False, "score": 0.0, "reason": "no results", "path": "rules", "ranks": []}
         else:
-            verdict = {}
-            if use_llm(c, ctx, "grader", ctx.grader_model):
-                try:
-                    g = await c.llm.structured(
-                        "grader",
-                        ContextGrade,
-                        [
-                            SystemMessage(prompts.GRADE_CONTEXT_SYSTEM),
-                            HumanMessage(f"Question: {question}\n\nPassages:\n{numbered(r['text'] for r in results)}"),
-                        ],
-                        override=ctx.grader_model,
-                    )
-                    ranks = sorted({n for n in g.relevant if 1 <= n <= len(results)})
-                    verdict = {
-                        "relevant": bool(ranks),
-                        "score": len(ranks) / len(results),
-                        "reason": g.reason,
-                        "path": "llm",
-                        "ranks": ranks,
-                    }
-                except RAGError as e:
-                    log_error("llm", "grade_context", state, e)
-            if not verdict:
+            g = await ask_llm(
+                c,
+                ctx,
+                state,
+                node="grade_context",
+                role="grader",
+                schema=ContextGrade,
+                messages=[
+                    SystemMessage(prompts.GRADE_CONTEXT_SYSTEM),
+                    HumanMessage(f"Question: {question}\n\nPassages:\n{numbered(r['text'] for r in results)}"),
+                ],
+                override=ctx.grader_model,
+            )
+            if g is not None:
+                ranks = sorted({n for n in g.relevant if 1 <= n <= len(results)})
+                verdict = {
+                    "relevant": bool(ranks),
+                    "score": len(ranks) / len(results),
+                    "reason": g.reason,
+                    "path": "llm",
+                    "ranks": ranks,
+                }
+            else:
                 g2 = await asyncio.to_thread(_calibrated, c, ctx, question, results)
                 ranks = [i + 1 for i, s in enumerate(g2.chunk_scores) if s >= ctx.context_threshold]
                 verdict = {

@@ -15,12 +15,11 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from components.errors import RAGError
 from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts
-from nodes.rag.common import log_error, previous_question, use_llm
+from nodes.rag.common import ask_llm, previous_question
 from nodes.rag.schemas import RouteDecision
 from nodes.types import RAGNode as Node
 
@@ -47,18 +46,19 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         question = state.get("question") or ""
         route, reason, path = "", "", "embedding"
-        if use_llm(c, ctx, "router", ctx.router_model):
-            try:
-                d = await c.llm.structured(
-                    "router",
-                    RouteDecision,
-                    [SystemMessage(prompts.ROUTE_SYSTEM), HumanMessage(question)],
-                    override=ctx.router_model,
-                )
-                route, reason, path = d.route, d.reason, "llm"
-            except RAGError as e:
-                log_error("llm", "route_question", state, e)
-        if not route:
+        d = await ask_llm(
+            c,
+            ctx,
+            state,
+            node="route_question",
+            role="router",
+            schema=RouteDecision,
+            messages=[SystemMessage(prompts.ROUTE_SYSTEM), HumanMessage(question)],
+            override=ctx.router_model,
+        )
+        if d is not None:
+            route, reason, path = d.route, d.reason, "llm"
+        else:
             route, reason = await asyncio.to_thread(_route_by_exemplars, c, question, previous_question(state))
         notes: list[str] = []
         if (state.get("analysis") or {}).get("structured") and route != "vector_search":
