@@ -76,9 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error(str(e))
     result = score(run, qrels)
     table = Table(title=f"{a.run.name} on {a.dataset.name} {a.split}")
-    for key in result:
-        table.add_column(key, justify="right")
-    table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in result.values()))
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for key, v in result.items():
+        table.add_row(key, f"{v:.4f}" if isinstance(v, float) else str(v))
     Console().print(table)
     if result["missing"]:
         log.warning("%d judged queries are not in the run; they count as 0", result["missing"])
