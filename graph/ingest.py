@@ -1,4 +1,4 @@
-"""The ingestion graph: load → parse → chunk → embed → upsert, looping over batches, → prune.
+"""The ingestion graph: load → parse → chunk → embed → upsert, looping over batches, → prune → BM25.
 
 Each batch is written in one request and bumps the collection version, so an interrupted run
 keeps every finished batch and the next run picks up the rest (unchanged documents are
@@ -19,6 +19,7 @@ from nodes.ingest import (
     load_sources,
     parse_documents,
     prune_documents,
+    refresh_bm25,
     upsert_chunks,
 )
 
@@ -40,13 +41,15 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     builder.add_node(embed_chunks.make(c))
     builder.add_node(upsert_chunks.make(c))
     builder.add_node(prune_documents.make(c))
+    builder.add_node(refresh_bm25.make(c))
     builder.add_edge(START, "load_sources")
     builder.add_edge("load_sources", "parse_documents")
     builder.add_conditional_edges("parse_documents", more_pending)
     builder.add_edge("chunk_documents", "embed_chunks")
     builder.add_edge("embed_chunks", "upsert_chunks")
     builder.add_conditional_edges("upsert_chunks", more_pending)
-    builder.add_edge("prune_documents", END)
+    builder.add_edge("prune_documents", "refresh_bm25")
+    builder.add_edge("refresh_bm25", END)
     return builder.compile(name="ingest")
 
 

@@ -1,1 +1,1 @@
-"""Nodes of the ingestion graph: load → parse → chunk → embed → upsert (→ prune)."""
+"""Nodes of the ingestion graph: load → parse → chunk → embed → upsert (→ prune) → refresh BM25."""

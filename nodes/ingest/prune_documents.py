@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -37,10 +36,6 @@ def make(c: Components) -> Node:
         pruned, version = await asyncio.to_thread(work)
         if version is None and index.exists():
             version = int((await asyncio.to_thread(index.metadata)).get("version", 0))
-        return {
-            "pruned": pruned,
-            "version": version or 0,
-            "seconds": round(time.time() - float(state.get("started") or time.time()), 3),
-        }
+        return {"pruned": pruned, "version": version or 0}
 
     return prune_documents

@@ -206,6 +206,22 @@ def test_bm25_follows_the_collection_version(components: Components, corpus: Pat
         fresh.close()
 
 
+def test_ingestion_leaves_a_current_bm25_index_for_the_first_search(components: Components, corpus: Path) -> None:
+    from components import bm25_index
+
+    out = ingest(components, corpus / "notes")
+    index = components.index()
+    path = bm25_index.cache_path(components.settings.data_dir, index.collection, index.location)
+    sig = components.tokenizer.signature
+    on_disk = bm25_index.load(path, version=out["version"], signature=sig)
+    assert on_disk is not None and on_disk.size == index.count()  # built by the ingestion, not by a query
+    built_at = path.stat().st_mtime_ns
+
+    again = ingest(components, corpus / "notes")  # nothing changed: nothing rebuilt
+    assert again["written_chunks"] == 0 and again["version"] == out["version"]
+    assert path.stat().st_mtime_ns == built_at
+
+
 def test_sample_vaults_ingest_cleanly(components: Components, tmp_path: Path) -> None:
     vaults = tmp_path / "vaults"
     shutil.copytree(SAMPLE_VAULTS, vaults)
