@@ -1,4 +1,4 @@
-"""The query graph (``rag``): wiring only; the nodes live in ``nodes/rag``, the routers in ``graph/routes``.
+"""The query graph (``rag``): wiring only; nodes in ``nodes/rag``, routers in ``graph/routes`` (see ``routed``).
 
     guard_input → analyze_query → check_cache → route_question
         ├ vector_search → rewrite_query → prepare_search → (retrieve_dense ∥ retrieve_bm25)
@@ -35,6 +35,7 @@ from components.errors import LLMError
 from components.factory import Components, shared_components
 from graph import routes
 from graph.context import Context
+from graph.routed import destinations, routed
 from graph.state import InputState, OutputState, RAGState
 from nodes.rag import (
     analyze_query,
@@ -67,17 +68,10 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     s = c.settings
     b = StateGraph(RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
     for module in (
-        guard_input,
-        analyze_query,
-        check_cache,
-        route_question,
         rewrite_query,
         prepare_search,
         fuse_results,
-        grade_context,
         fetch_parents,
-        check_hallucination,
-        grade_answer,
         answer_directly,
         fallback_answer,
         fail_run,
@@ -85,12 +79,34 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
         finish_run,
     ):
         b.add_node(timed(module.make(c)))
+    # nodes whose router picks the next node (graph/routed.py says why not conditional edges)
+    for module, router in (
+        (guard_input, routes.after_guard),
+        (analyze_query, routes.after_analysis),
+        (check_cache, routes.after_cache),
+        (route_question, routes.after_route),
+        (grade_context, routes.after_context_grade),
+        (check_hallucination, routes.after_hallucination_check),
+        (grade_answer, routes.after_answer_grade),
+    ):
+        b.add_node(routed(timed(module.make(c)), router), destinations=destinations(router))
+    ranked = destinations(routes.after_ranking)
     # langgraph's overloads do not list handlers that take a NodeError, hence the ignores
     b.add_node(timed(retrieve_dense.make(c)), timeout=s.vector_timeout, error_handler=retrieve_dense.make_failed(c))  # type: ignore[call-overload]
     b.add_node(timed(retrieve_bm25.make(c)), error_handler=retrieve_bm25.bm25_failed)  # type: ignore[call-overload]
-    b.add_node(timed(rerank_results.make(c)), timeout=s.reranker_timeout, error_handler=rerank_results.make_failed(c))  # type: ignore[call-overload]
-    b.add_node(timed(rerank_results.make_skipped(c)))
-    b.add_node(timed(search_web.make(c)), timeout=s.web_search_timeout, error_handler=search_web.web_failed)  # type: ignore[call-overload]
+    b.add_node(
+        routed(timed(rerank_results.make(c)), routes.after_ranking),
+        destinations=(*ranked, "rerank_skipped"),
+        timeout=s.reranker_timeout,
+        error_handler=rerank_results.make_failed(c),
+    )  # type: ignore[call-overload]
+    b.add_node(routed(timed(rerank_results.make_skipped(c)), routes.after_ranking), destinations=ranked)
+    b.add_node(
+        routed(timed(search_web.make(c)), routes.after_web_search),
+        destinations=destinations(routes.after_web_search),
+        timeout=s.web_search_timeout,
+        error_handler=search_web.web_failed,
+    )  # type: ignore[call-overload]
     b.add_node(
         timed(generate_answer.make(c)),
         timeout=s.llm_timeout,
@@ -101,24 +117,14 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     )  # type: ignore[call-overload]
 
     b.add_edge(START, "guard_input")
-    b.add_conditional_edges("guard_input", routes.after_guard)
-    b.add_conditional_edges("analyze_query", routes.after_analysis)
-    b.add_conditional_edges("check_cache", routes.after_cache)
-    b.add_conditional_edges("route_question", routes.after_route)
     b.add_edge("rewrite_query", "prepare_search")
     b.add_edge("prepare_search", "retrieve_dense")
     b.add_edge("prepare_search", "retrieve_bm25")
     b.add_edge("retrieve_dense", "fuse_results")
     b.add_edge("retrieve_bm25", "fuse_results")
     b.add_edge("fuse_results", "rerank_results")
-    b.add_conditional_edges("rerank_results", routes.after_ranking)
-    b.add_conditional_edges("rerank_skipped", routes.after_ranking)
-    b.add_conditional_edges("grade_context", routes.after_context_grade)
     b.add_edge("fetch_parents", "generate_answer")
-    b.add_conditional_edges("search_web", routes.after_web_search)
     b.add_edge("generate_answer", "check_hallucination")
-    b.add_conditional_edges("check_hallucination", routes.after_hallucination_check)
-    b.add_conditional_edges("grade_answer", routes.after_answer_grade)
     b.add_edge("answer_directly", "guard_output")
     b.add_edge("fallback_answer", "guard_output")
     b.add_edge("fail_run", "finish_run")
