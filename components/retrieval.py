@@ -19,7 +19,7 @@ import numpy as np
 
 from components.factory import Components
 from components.filters import SearchFilters
-from components.fusion import rrf
+from components.fusion import convex, rrf
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +87,23 @@ def bm25_search(
     return out, {"bm25": (time.perf_counter() - t0) * 1000}, bm.stale
 
 
+FUSION_METHODS = ("rrf", "convex")
+
+
 def fuse(
-    dense: list[list[Hit]], lexical: list[list[Hit]], *, k: float = 60.0, weights: dict[str, float] | None = None
+    dense: list[list[Hit]],
+    lexical: list[list[Hit]],
+    *,
+    k: float = 60.0,
+    weights: dict[str, float] | None = None,
+    method: str = "rrf",
 ) -> list[Hit]:
-    """RRF per query, then each chunk's best fused score across queries; deterministic order."""
+    """Fusion per query (``rrf`` or ``convex``), then each chunk's best fused score across queries.
+
+    Deterministic order. ``convex`` scores are already 0..1; RRF's are not (see ``max_rrf``).
+    """
+    if method not in FUSION_METHODS:
+        raise ValueError(f"fusion must be one of {', '.join(FUSION_METHODS)}, not {method!r}")
     best: dict[str, Hit] = {}
     n = max(len(dense), len(lexical))
     for qi in range(n):
@@ -103,7 +116,11 @@ def fuse(
                 by_id.setdefault(h.point_id, h)
                 ranks.setdefault(h.point_id, {})[name] = rank
                 raw.setdefault(h.point_id, {})[name] = h.score
-        fused = rrf({name: [h.point_id for h in hits] for name, hits in lists.items()}, k=k, weights=weights)
+        if method == "convex":
+            scored = {name: [(h.point_id, h.score) for h in hits] for name, hits in lists.items()}
+            fused = convex(scored, weights=weights)
+        else:
+            fused = rrf({name: [h.point_id for h in hits] for name, hits in lists.items()}, k=k, weights=weights)
         for pid, score in fused:
             prev = best.get(pid)
             if prev is None or score > prev.score:

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from components.factory import Components
-from components.fusion import rrf
+from components.fusion import convex, rrf
 from components.retrieval import Hit, bm25_search, dense_search
 from evals.beir import evaluate, load_beir
 from evals.retrieval import NO_FILTERS, collection_name, documents, make_settings, progress_bar
@@ -57,23 +57,15 @@ def rrf_fusion(k: float, w_dense: float, w_bm25: float, depth: int) -> Fusion:
     return fuse
 
 
-def minmax(hits: Sequence[Hit]) -> dict[str, float]:
-    """Scores scaled to 0..1 within one list (the list's best is 1, its last 0)."""
-    if not hits:
-        return {}
-    hi, lo = max(h.score for h in hits), min(h.score for h in hits)
-    span = hi - lo
-    return {h.point_id: (h.score - lo) / span if span > 0 else 1.0 for h in hits}
-
-
 def convex_fusion(alpha: float, depth: int) -> Fusion:
     def fuse(dense: list[Hit], bm25: list[Hit]) -> list[str]:
         dense, bm25 = dense[:depth], bm25[:depth]
         payload = {h.point_id: h.payload for h in [*dense, *bm25]}
-        d, b = minmax(dense), minmax(bm25)
-        scores = {pid: alpha * d.get(pid, 0.0) + (1 - alpha) * b.get(pid, 0.0) for pid in payload}
-        order = sorted(scores.items(), key=lambda x: (-x[1], x[0]))
-        return [str(payload[pid].get("doc_id")) for pid, _ in order]
+        fused = convex(
+            {"dense": [(h.point_id, h.score) for h in dense], "bm25": [(h.point_id, h.score) for h in bm25]},
+            weights={"dense": alpha, "bm25": 1 - alpha},
+        )
+        return [str(payload[pid].get("doc_id")) for pid, _ in fused]
 
     return fuse
 

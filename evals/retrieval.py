@@ -9,9 +9,10 @@
    unchanged and embeds nothing.
 2. Each judged query of the split is answered by every mode, each retriever contributing
    ``--candidates`` chunks (default 100). Chunks become a document ranking of depth ``--k``,
-   each document placed at its best chunk. Modes: ``bm25``, ``dense``, ``hybrid`` (RRF of both,
-   ``--rrf-k``, ``--dense-weight``, ``--bm25-weight``), ``hybrid+rerank`` (the cross-encoder of
-   RERANKER_MODEL on the top ``--rerank-candidates`` fused chunks; skipped without one) and
+   each document placed at its best chunk. Modes: ``bm25``, ``dense``, ``hybrid`` (both fused by
+   ``--fusion``: RRF with ``--rrf-k``, or the convex combination; ``--dense-weight``,
+   ``--bm25-weight``), ``hybrid+rerank`` (the cross-encoder of RERANKER_MODEL on the top
+   ``--rerank-candidates`` fused chunks; skipped without one) and
    ``langchain`` (``evals.langchain_baseline``: EnsembleRetriever of BM25Retriever and
    QdrantVectorStore, weights 0.5/0.5).
 3. Metrics (document level): nDCG@10, Recall@5/10/100, MRR@10. Latency: per query and mode,
@@ -49,7 +50,7 @@ from cli.ingest_cmd import run_ingest
 from components.embedder import Embedder
 from components.factory import Components
 from components.filters import SearchFilters
-from components.retrieval import Hit, bm25_search, dense_search, fuse
+from components.retrieval import FUSION_METHODS, Hit, bm25_search, dense_search, fuse
 from components.settings import Settings
 from components.vector_store import QdrantIndex
 from evals.beir import BeirDataset, evaluate, load_beir
@@ -75,6 +76,7 @@ class Options:
     k: int
     candidates: int
     rrf_k: float
+    fusion: str
     dense_weight: float
     bm25_weight: float
     rerank_candidates: int
@@ -196,7 +198,8 @@ def dense_runner(c: Components, collection: str, opts: Options) -> Runner:
 def fused_hits(c: Components, collection: str, opts: Options, q: str) -> list[Hit]:
     dense, _ = dense_search(c, [q], NO_FILTERS, limit=opts.candidates, collection=collection)
     lexical, _, _ = bm25_search(c, [q], NO_FILTERS, limit=opts.candidates, collection=collection)
-    return fuse(dense, lexical, k=opts.rrf_k, weights={"dense": opts.dense_weight, "bm25": opts.bm25_weight})
+    weights = {"dense": opts.dense_weight, "bm25": opts.bm25_weight}
+    return fuse(dense, lexical, k=opts.rrf_k, weights=weights, method=opts.fusion)
 
 
 def hybrid_runner(c: Components, collection: str, opts: Options) -> Runner:
@@ -500,6 +503,7 @@ def params(opts: Options) -> dict[str, Any]:
         "k": opts.k,
         "candidates": opts.candidates,
         "rrf_k": opts.rrf_k,
+        "fusion": opts.fusion,
         "dense_weight": opts.dense_weight,
         "bm25_weight": opts.bm25_weight,
         "rerank_candidates": opts.rerank_candidates,
@@ -574,9 +578,9 @@ def parse_sizes(raw: str) -> tuple[int, ...]:
     return sizes
 
 
-def default_report(dataset: Path, limit: int | None, scaling: bool) -> Path:
-    """evals/reports/retrieval-<dataset>[-q<N>][-scaling].json, so partial runs do not overwrite full ones."""
-    name = f"retrieval-{collection_name(dataset)}"
+def default_report(dataset: Path, limit: int | None, scaling: bool, fusion: str = "rrf") -> Path:
+    """evals/reports/retrieval-<dataset>[-convex][-q<N>][-scaling].json: partial runs do not overwrite full ones."""
+    name = f"retrieval-{collection_name(dataset)}" + ("" if fusion == "rrf" else f"-{fusion}")
     if limit:
         name += f"-q{limit}"
     if scaling:
@@ -592,6 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=100, help="depth of each document ranking")
     p.add_argument("--candidates", type=int, default=100, help="chunks each retriever returns")
     p.add_argument("--rrf-k", type=float, default=60.0)
+    p.add_argument("--fusion", choices=FUSION_METHODS, default="rrf", help="how hybrid modes join the two lists")
     p.add_argument("--dense-weight", type=float, default=1.0)
     p.add_argument("--bm25-weight", type=float, default=1.0)
     p.add_argument("--rerank-candidates", type=int, default=30, help="fused chunks the cross-encoder rescores")
@@ -621,12 +626,13 @@ def parse_args(argv: list[str] | None) -> Options:
         k=a.k,
         candidates=a.candidates,
         rrf_k=a.rrf_k,
+        fusion=a.fusion,
         dense_weight=a.dense_weight,
         bm25_weight=a.bm25_weight,
         rerank_candidates=a.rerank_candidates,
         limit_queries=a.limit_queries,
         store=a.store or Path(".rag/bench") / name,
-        report=a.report or default_report(a.dataset, a.limit_queries, a.scaling),
+        report=a.report or default_report(a.dataset, a.limit_queries, a.scaling, a.fusion),
         scaling=a.scaling,
         scaling_sizes=a.scaling_sizes,
         scaling_queries=a.scaling_queries,

@@ -23,8 +23,15 @@ class Context:
     rrf_k: float = field(
         default=60.0, metadata={"description": "RRF constant k in Σ w/(k + rank); larger flattens rank differences."}
     )
-    dense_weight: float = field(default=1.0, metadata={"description": "RRF weight of the dense (Qdrant) ranking."})
-    bm25_weight: float = field(default=1.0, metadata={"description": "RRF weight of the BM25 ranking."})
+    fusion: str = field(
+        default="rrf",
+        metadata={
+            "description": "How the dense and BM25 lists are joined: 'rrf' (Reciprocal Rank Fusion, ranks only) or "
+            "'convex' (weighted mean of min-max-scaled scores; better on SciFact and JSQuAD, see the README)."
+        },
+    )
+    dense_weight: float = field(default=1.0, metadata={"description": "Fusion weight of the dense (Qdrant) ranking."})
+    bm25_weight: float = field(default=1.0, metadata={"description": "Fusion weight of the BM25 ranking."})
     rerank: bool = field(
         default=True, metadata={"description": "Rerank with the cross-encoder when one is configured."}
     )
@@ -102,5 +109,7 @@ class Context:
                 raise ValueError(f"{name} must be between 0 and 10, not {getattr(self, name)}")
         if not 0 < self.cache_threshold <= 1:
             raise ValueError(f"cache_threshold must be in (0, 1], not {self.cache_threshold}")
+        if self.fusion not in ("rrf", "convex"):
+            raise ValueError(f"fusion must be 'rrf' or 'convex', not {self.fusion!r}")
         if self.top_k < 1 or self.candidates < 1 or self.parent_budget_tokens < 100:
             raise ValueError("top_k and candidates must be >= 1 and parent_budget_tokens >= 100")

@@ -1,4 +1,4 @@
-"""Reciprocal Rank Fusion of the dense and BM25 lists (and of several phrasings)."""
+"""Fusion of the dense and BM25 lists (and of several phrasings): RRF, or the convex combination."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ def make(c: Components) -> Node:
         if not answered:
             raise ServiceUnavailable("Neither the vector store nor BM25 answered; check `rag status` and try again.")
         weights = {"dense": ctx.dense_weight, "bm25": ctx.bm25_weight}
-        fused = fuse(dense, lexical, k=ctx.rrf_k, weights=weights)
-        # 0..1: a chunk ranked first by every retriever that answered scores 1.0
-        top = max_rrf(ctx.rrf_k, weights, answered) or 1.0
+        fused = fuse(dense, lexical, k=ctx.rrf_k, weights=weights, method=ctx.fusion)
+        # 0..1: a chunk ranked first by every retriever that answered scores 1.0 (convex scores already are)
+        top = 1.0 if ctx.fusion == "convex" else max_rrf(ctx.rrf_k, weights, answered) or 1.0
         candidates = []
         for h in fused[: max(ctx.rerank_candidates, int(state.get("top_k") or ctx.top_k))]:
             d = h.to_dict()

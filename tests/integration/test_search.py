@@ -93,6 +93,19 @@ def test_results_carry_metadata_and_scores(indexed: Any) -> None:
     assert [r["chunk_id"] for r in again["results"]] == [r["chunk_id"] for r in out["results"]]
 
 
+def test_convex_fusion_is_a_run_knob_with_scores_on_zero_to_one(indexed: Any) -> None:
+    c, _ = indexed
+    rrf = run(c, question="When should I water the monstera?", top_k=5)
+    out = run(c, question="When should I water the monstera?", top_k=5, context=Context(fusion="convex"))
+    assert out["results"][0]["section_hierarchy"][-1] == "Watering rule"
+    scores = [r["score"] for r in out["results"]]
+    assert scores == sorted(scores, reverse=True) and 0 <= scores[-1] and scores[0] <= 1.0
+    # the two methods score differently: convex keeps how far apart the raw scores are
+    assert scores != [r["score"] for r in rrf["results"]]
+    with pytest.raises(ValueError, match="fusion must be 'rrf' or 'convex'"):
+        Context(fusion="borda")
+
+
 def test_japanese_query_finds_the_japanese_note(indexed: Any) -> None:
     c, _ = indexed
     out = run(c, question="味噌を入れるタイミング", top_k=5)
