@@ -50,7 +50,7 @@ from cli.ingest_cmd import run_ingest
 from components.embedder import Embedder
 from components.factory import Components
 from components.filters import SearchFilters
-from components.retrieval import FUSION_METHODS, Hit, bm25_search, dense_search, fuse
+from components.retrieval import DEFAULT_FUSION, FUSION_METHODS, Hit, bm25_search, dense_search, fuse
 from components.settings import Settings
 from components.vector_store import QdrantIndex
 from evals.beir import BeirDataset, evaluate, load_beir
@@ -578,9 +578,9 @@ def parse_sizes(raw: str) -> tuple[int, ...]:
     return sizes
 
 
-def default_report(dataset: Path, limit: int | None, scaling: bool, fusion: str = "rrf") -> Path:
-    """evals/reports/retrieval-<dataset>[-convex][-q<N>][-scaling].json: partial runs do not overwrite full ones."""
-    name = f"retrieval-{collection_name(dataset)}" + ("" if fusion == "rrf" else f"-{fusion}")
+def default_report(dataset: Path, limit: int | None, scaling: bool, fusion: str = DEFAULT_FUSION) -> Path:
+    """evals/reports/retrieval-<dataset>[-<fusion>][-q<N>][-scaling].json: partial runs do not overwrite full ones."""
+    name = f"retrieval-{collection_name(dataset)}" + ("" if fusion == DEFAULT_FUSION else f"-{fusion}")
     if limit:
         name += f"-q{limit}"
     if scaling:
@@ -596,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=100, help="depth of each document ranking")
     p.add_argument("--candidates", type=int, default=100, help="chunks each retriever returns")
     p.add_argument("--rrf-k", type=float, default=60.0)
-    p.add_argument("--fusion", choices=FUSION_METHODS, default="rrf", help="how hybrid modes join the two lists")
+    p.add_argument("--fusion", choices=FUSION_METHODS, default=DEFAULT_FUSION, help="how hybrid modes join the lists")
     p.add_argument("--dense-weight", type=float, default=1.0)
     p.add_argument("--bm25-weight", type=float, default=1.0)
     p.add_argument("--rerank-candidates", type=int, default=30, help="fused chunks the cross-encoder rescores")

@@ -21,13 +21,14 @@ class Context:
         default=50, metadata={"description": "Candidates each retriever contributes before fusion."}
     )
     rrf_k: float = field(
-        default=60.0, metadata={"description": "RRF constant k in Σ w/(k + rank); larger flattens rank differences."}
+        default=60.0,
+        metadata={"description": "With fusion='rrf': k in Σ w/(k + rank); larger flattens rank differences."},
     )
     fusion: str = field(
-        default="rrf",
+        default="convex",
         metadata={
-            "description": "How the dense and BM25 lists are joined: 'rrf' (Reciprocal Rank Fusion, ranks only) or "
-            "'convex' (weighted mean of min-max-scaled scores; better on SciFact and JSQuAD, see the README)."
+            "description": "How the dense and BM25 lists are joined: 'convex' (weighted mean of min-max-scaled "
+            "scores; better on SciFact and JSQuAD, see the README) or 'rrf' (Reciprocal Rank Fusion, ranks only)."
         },
     )
     dense_weight: float = field(default=1.0, metadata={"description": "Fusion weight of the dense (Qdrant) ranking."})
