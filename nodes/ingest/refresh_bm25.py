@@ -17,7 +17,6 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from components.errors import RAGError
 from components.factory import Components
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
@@ -32,8 +31,12 @@ def make(c: Components) -> Node:
             try:
                 bm = await asyncio.to_thread(c.bm25, state.get("collection") or None)
                 log.info("BM25 index: %d chunks in %.1fs", bm.size, time.perf_counter() - t0)
-            except (RAGError, OSError) as e:
-                log.warning("BM25 index not rebuilt after ingestion (the first search will build it): %s", e)
+            except Exception as e:  # an optimisation: whatever stops it, the ingested chunks stay and queries rebuild
+                log.warning(
+                    "BM25 index not rebuilt after ingestion (the first search will build it): %s: %s",
+                    type(e).__name__,
+                    e,
+                )
         return {"seconds": round(time.time() - float(state.get("started") or time.time()), 3)}
 
     return refresh_bm25

@@ -222,6 +222,19 @@ def test_ingestion_leaves_a_current_bm25_index_for_the_first_search(components: 
     assert path.stat().st_mtime_ns == built_at
 
 
+def test_a_failed_bm25_rebuild_does_not_fail_the_ingestion(
+    components: Components, corpus: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(components, "bm25", broken)
+    out = ingest(components, corpus / "notes")
+    assert out["written_chunks"] > 0 and out["failures"] == []
+    assert components.index().count() == out["written_chunks"]
+    assert "BM25 index not rebuilt after ingestion" in caplog.text and "No space left" in caplog.text
+
+
 def test_sample_vaults_ingest_cleanly(components: Components, tmp_path: Path) -> None:
     vaults = tmp_path / "vaults"
     shutil.copytree(SAMPLE_VAULTS, vaults)
