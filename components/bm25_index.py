@@ -66,6 +66,7 @@ class BM25Index:
         #: set when served from cache without the store confirming the version
         self.stale = False
         self._by_parent: dict[str, list[int]] | None = None
+        self._by_id: dict[str, int] | None = None
         self.signature = signature
         self.version = version
         self.k1, self.b = k1, b
@@ -89,6 +90,14 @@ class BM25Index:
         self._postings = {
             t: (np.asarray(ix, dtype=np.int32), np.asarray(tf, dtype=np.float64)) for t, (ix, tf) in postings.items()
         }
+
+    def payload_of(self, point_id: str) -> dict[str, Any] | None:
+        """The payload of one point (a dict built on first use), or None if the index lacks it."""
+        by_id: dict[str, int] | None = getattr(self, "_by_id", None)  # absent in indexes pickled before it
+        if by_id is None:
+            by_id = self._by_id = {pid: i for i, pid in enumerate(self.point_ids)}
+        i = by_id.get(point_id)
+        return None if i is None else self.payloads[i]
 
     def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]:
         """Payloads of the chunks of these parent sections, in chunk order (a dict built on first use).

@@ -103,6 +103,26 @@ class Components:
                 self._indexes[name] = idx
             return self._indexes[name]
 
+    def payload_mirror(self, collection: str | None = None) -> BM25Index | None:
+        """The loaded BM25 index when it holds the embedded store's current payloads, else None.
+
+        Why: qdrant-client's local mode deep-copies every payload it returns (about 0.1 ms per
+        chunk, 7 ms of a 50-candidate dense search); the BM25 index already keeps the same
+        payloads in memory. Only for the embedded store, whose folder lock makes this process
+        its only writer, and only at the version the store reports. Never builds an index.
+        """
+        index = self.index(collection)
+        if not index.is_local:
+            return None
+        bm = self._bm25.get(index.collection)
+        if bm is None or bm.stale or bm.signature != self.tokenizer.signature:
+            return None
+        try:
+            version = int(index.metadata().get("version", 0))
+        except Exception:  # missing collection or store trouble: dense search reports it itself
+            return None
+        return bm if bm.version == version else None
+
     def bm25(self, collection: str | None = None) -> BM25Index:
         """The BM25 index of a collection at its current version: memory, disk cache or rebuild."""
         index = self.index(collection)

