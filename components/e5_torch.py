@@ -367,6 +367,10 @@ def _build_module(f: E5File, act_quant: str | None, linear_dtype: Any = None) ->
     return enc.eval().requires_grad_(False)
 
 
+#: torch's int8 GEMM engines, preferred first (x86/fbgemm on x86-64, qnnpack on ARM)
+INT8_ENGINES = ("x86", "fbgemm", "qnnpack")
+
+
 def quantize_linears_int8(module: Any) -> Any:
     """A copy of ``module`` whose ``nn.Linear`` layers run in int8 (dynamic, per-channel weights).
 
@@ -385,7 +389,7 @@ def quantize_linears_int8(module: Any) -> Any:
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
     engines = torch.backends.quantized.supported_engines
-    engine = next((e for e in ("x86", "fbgemm", "qnnpack") if e in engines), None)
+    engine = next((e for e in INT8_ENGINES if e in engines), None)
     if engine is None:
         raise RuntimeError(f"this torch build has no int8 engine (supported: {engines})")
     torch.backends.quantized.engine = engine
@@ -395,10 +399,10 @@ def quantize_linears_int8(module: Any) -> Any:
 
 
 def int8_available() -> bool:
-    """True when torch has an int8 GEMM engine for this CPU (fbgemm/x86 on x86-64, qnnpack on ARM)."""
+    """True when torch has an int8 GEMM engine for this CPU (one of ``INT8_ENGINES``)."""
     import torch
 
-    return any(e in torch.backends.quantized.supported_engines for e in ("x86", "fbgemm", "qnnpack"))
+    return any(e in torch.backends.quantized.supported_engines for e in INT8_ENGINES)
 
 
 def _t(f: E5File, name: str, shape: tuple[int, ...]) -> Any:

