@@ -375,14 +375,8 @@ class QdrantIndex:
         The graders need a chunk's passage vector when dense search did not return it (a
         BM25-only hit); reading it back costs a lookup, re-embedding it a forward pass.
         """
-        ids = list(dict.fromkeys(point_ids))
-        if not ids:
-            return {}
-        points = self._call(
-            "retrieve", self.client.retrieve, self.collection, ids=ids, with_payload=False, with_vectors=[DENSE]
-        )
         out: dict[str, np.ndarray] = {}
-        for p in points:
+        for p in self._retrieve(point_ids, with_payload=False, with_vectors=[DENSE]):
             v = p.vector.get(DENSE) if isinstance(p.vector, dict) else p.vector
             if v is not None:
                 out[str(p.id)] = np.asarray(v, dtype=np.float32)
@@ -407,11 +401,14 @@ class QdrantIndex:
 
     def payloads(self, point_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Payloads by point id (ids not in the collection are left out)."""
+        return {str(p.id): dict(p.payload or {}) for p in self._retrieve(point_ids, with_payload=True)}
+
+    def _retrieve(self, point_ids: Sequence[str], **kwargs: Any) -> list[models.Record]:
+        """Points by id, each asked for once; no request at all for no ids."""
         ids = list(dict.fromkeys(point_ids))
         if not ids:
-            return {}
-        points = self._call("retrieve", self.client.retrieve, self.collection, ids=ids, with_payload=True)
-        return {str(p.id): dict(p.payload or {}) for p in points}
+            return []
+        return list(self._call("retrieve", self.client.retrieve, self.collection, ids=ids, **kwargs))
 
 
 def _single_threaded_blas() -> None:

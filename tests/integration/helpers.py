@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from components.factory import Components
+from components.settings import Settings
 from graph.ingest import build_ingest_graph
 from graph.ingest_state import IngestContext
+from tests.conftest import SAMPLE_VAULTS
 
 
 def ingest(c: Components, *paths: Path | str, prune: bool = False, batch: int = 64) -> dict[str, Any]:
@@ -18,6 +21,20 @@ def ingest(c: Components, *paths: Path | str, prune: bool = False, batch: int = 
         graph.ainvoke({"paths": [str(p) for p in paths], "prune": prune}, context=IngestContext(batch_documents=batch))
     )
     return out
+
+
+def sample_store(root: Path, **settings: Any) -> tuple[Components, Path]:
+    """The sample vaults copied under ``root`` and ingested into an embedded store there.
+
+    Returns the Components over that store (the caller closes them) and the vaults' copy, which
+    a test may edit and ingest again. ``settings`` are extra Settings fields.
+    """
+    vaults = root / "vaults"
+    shutil.copytree(SAMPLE_VAULTS, vaults)
+    s = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None, **settings)  # type: ignore[call-arg]
+    c = Components(s)
+    assert ingest(c, vaults)["failures"] == []
+    return c, vaults
 
 
 def payloads(c: Components) -> list[dict[str, Any]]:

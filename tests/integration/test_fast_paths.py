@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,10 @@ from components.errors import ConfigurationError
 from components.factory import Components
 from components.filters import SearchFilters
 from components.retrieval import dense_search
-from components.settings import Settings
 from components.vector_store import chunk_point_id
 from graph.context import Context
 from nodes.rag.grade_context import with_stored_cosines
-from tests.conftest import SAMPLE_VAULTS
-from tests.integration.helpers import ingest
+from tests.integration.helpers import ingest, sample_store
 
 pytestmark = pytest.mark.integration
 
@@ -35,12 +32,8 @@ NO_FILTER = SearchFilters()
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """One store for the module (ingestion is the slow part); tests may edit and re-ingest it."""
-    root = tmp_path_factory.mktemp("fast")
-    shutil.copytree(SAMPLE_VAULTS, root / "vaults")
-    settings = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
-    c = Components(settings)
-    assert ingest(c, root / "vaults")["failures"] == []
-    yield c, root / "vaults"
+    c, vaults = sample_store(tmp_path_factory.mktemp("fast"))
+    yield c, vaults
     c.close()
 
 
@@ -130,13 +123,8 @@ def test_precision_setting_is_checked() -> None:
 
 
 def test_int8_embedder_answers_a_search(tmp_path: Path) -> None:
-    shutil.copytree(SAMPLE_VAULTS, tmp_path / "vaults")
-    settings = Settings(  # type: ignore[call-arg]
-        qdrant_path=tmp_path / "qdrant", data_dir=tmp_path / "data", embedding_precision="int8", _env_file=None
-    )
-    c = Components(settings)
+    c, _ = sample_store(tmp_path, embedding_precision="int8")
     try:
-        assert ingest(c, tmp_path / "vaults")["failures"] == []
         from graph.rag import build_rag_graph
 
         run = {"mode": "search", "question": "味噌を入れるタイミング", "top_k": 3}

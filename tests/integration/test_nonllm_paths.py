@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from typing import Any
 
 import pytest
@@ -16,9 +15,8 @@ from components.filters import SearchFilters
 from components.grading import check_support, grade_answer, grade_context
 from components.retrieval import bm25_search, dense_search, fuse
 from components.routing import ExemplarRouter
-from components.settings import Settings
-from tests.conftest import REPO, SAMPLE_VAULTS
-from tests.integration.helpers import ingest
+from tests.conftest import REPO
+from tests.integration.helpers import sample_store
 
 pytestmark = pytest.mark.integration
 
@@ -39,11 +37,7 @@ ABSENT = ["What is the capital of Mongolia?", "量子コンピュータの誤り
 
 @pytest.fixture(scope="module")
 def c(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    root = tmp_path_factory.mktemp("nonllm")
-    shutil.copytree(SAMPLE_VAULTS, root / "vaults")
-    settings = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
-    comp = Components(settings)
-    assert ingest(comp, root / "vaults")["failures"] == []
+    comp, _ = sample_store(tmp_path_factory.mktemp("nonllm"))
     yield comp
     comp.close()
 

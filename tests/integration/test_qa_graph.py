@@ -8,7 +8,6 @@ the non-LLM paths.
 from __future__ import annotations
 
 import asyncio
-import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -19,13 +18,11 @@ from langgraph.store.memory import InMemoryStore
 
 from components.errors import LLMError, LLMUnavailable
 from components.factory import Components
-from components.settings import Settings
 from graph.context import Context
 from graph.rag import build_rag_graph
 from nodes.rag import prompts
-from tests.conftest import SAMPLE_VAULTS
 from tests.fakes.scripted_llm import ScriptedChatModel
-from tests.integration.helpers import ingest
+from tests.integration.helpers import sample_store
 
 pytestmark = pytest.mark.integration
 
@@ -36,11 +33,7 @@ MONSTERA = "When should I water the monstera?"
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The sample vaults ingested once; each test gets its own Components over that store."""
-    root = tmp_path_factory.mktemp("qa")
-    shutil.copytree(SAMPLE_VAULTS, root / "vaults")
-    settings = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
-    c = Components(settings)
-    assert ingest(c, root / "vaults")["failures"] == []
+    c, _ = sample_store(tmp_path_factory.mktemp("qa"))
     yield c
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -19,13 +18,11 @@ import pytest
 from langchain_core.messages import AIMessageChunk
 
 from components.factory import Components
-from components.settings import Settings
 from graph.context import Context
 from graph.rag import build_rag_graph
 from nodes.rag import prompts
-from tests.conftest import SAMPLE_VAULTS
 from tests.fakes.ollama_server import Behaviour, ollama_server
-from tests.integration.helpers import ingest
+from tests.integration.helpers import sample_store
 
 pytestmark = pytest.mark.integration
 
@@ -56,11 +53,7 @@ def reply(payload: dict[str, Any]) -> str | dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    root = tmp_path_factory.mktemp("qa-ollama")
-    shutil.copytree(SAMPLE_VAULTS, root / "vaults")
-    base = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
-    c = Components(base)
-    assert ingest(c, root / "vaults")["failures"] == []
+    c, _ = sample_store(tmp_path_factory.mktemp("qa-ollama"))
     yield c
     c.close()
 

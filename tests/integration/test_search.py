@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,24 +14,17 @@ from components.errors import CollectionNotFound, QueryError
 from components.factory import Components
 from components.filters import SearchFilters
 from components.retrieval import bm25_search, dense_search
-from components.settings import Settings
 from graph.context import Context
 from graph.rag import build_rag_graph
-from tests.conftest import SAMPLE_VAULTS
-from tests.integration.helpers import ingest
+from tests.integration.helpers import sample_store
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    root = tmp_path_factory.mktemp("search")
-    shutil.copytree(SAMPLE_VAULTS, root / "vaults")
-    settings = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
-    c = Components(settings)
-    out = ingest(c, root / "vaults")
-    assert out["failures"] == []
-    yield c, root / "vaults"
+    c, vaults = sample_store(tmp_path_factory.mktemp("search"))
+    yield c, vaults
     c.close()
 
 
