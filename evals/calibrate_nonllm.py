@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from components.bm25_index import BM25Index, load_any
-from components.extractive import term_coverage
+from components.extractive import term_coverage, term_weights
 from components.text import Tokenizer
 from evals.beir import evaluate, load_beir
 
@@ -120,7 +120,8 @@ def context_rows(name: str, split: str, limit: int | None, tok: Tokenizer) -> li
     def features(qi: int, pids: list[str]) -> tuple[float, float]:
         q_terms = tok(queries[qi][1])
         d = max(float(vecs[p] @ qv[qi]) for p in pids)
-        c = max(term_coverage(q_terms, payloads[p].get("text") or "", tokenize=tok, idf=idf) for p in pids)
+        w = term_weights(q_terms, idf)
+        c = max(term_coverage(q_terms, payloads[p].get("text") or "", tokenize=tok, weights=w) for p in pids)
         return d, c
 
     for qi, (qid, _) in enumerate(queries):
