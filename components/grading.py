@@ -73,8 +73,8 @@ SUPPORT_SHARE = 1.0
 #: -0.011 / -0.005 on average for the question's own answer and +0.003 / +0.001 for another
 #: question's answer; at 0.805 every own answer is accepted (as by the whole-answer cosine at
 #: the former 0.80) and fewer other-question answers pass (SciFact 0.546 against 0.577, JSQuAD
-#: 0.398 against 0.466). The sample questions' answers score 0.83-0.92, off-topic or evasive
-#: sentences 0.77-0.79
+#: 0.398 against 0.466). On the sample vaults the whole-answer cosine put answers at 0.83-0.92
+#: and off-topic or evasive sentences at 0.77-0.79 (tests/integration/test_fast_paths.py checks one of each)
 ANSWER_COSINE = 0.805
 #: cosines mapped linearly to 0..1 between these two values for the reported score
 ANSWER_FLOOR, ANSWER_CEIL = 0.70, 0.90

@@ -3,7 +3,9 @@
 * dense search reads payloads from the in-memory BM25 index instead of Qdrant's deep copies,
   but only while that index is at the store's version: an edited document shows its new text;
 * context grading reads a BM25-only chunk's stored vector instead of embedding it again;
-* ``EMBEDDING_PRECISION=int8`` embeds queries with an int8 encoder and passages in fp32.
+* answer grading reads the vectors extraction computed for the answer's sentences;
+* ``EMBEDDING_PRECISION=int8`` embeds queries with an int8 encoder and passages in fp32, one
+  text per forward pass, so that a text's vector does not depend on what it is embedded with.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from components import grading
 from components.errors import ConfigurationError
+from components.extractive import extract_answer
 from components.factory import Components
 from components.filters import SearchFilters
 from components.retrieval import dense_search
@@ -91,6 +95,43 @@ def test_unknown_chunks_are_left_to_the_embedding_fallback(store: Any) -> None:
     qvec = c.embedder.encode_queries(["anything"])[0]
     results = [{"chunk_id": "no-such-doc#0", "text": "x", "retriever_scores": {}}, {"chunk_id": "malformed"}]
     assert with_stored_cosines(c, Context(), qvec, results) == results
+
+
+def test_answer_grading_embeds_nothing_that_extraction_embedded(store: Any) -> None:
+    c, _ = store
+    question = "When should I water the monstera?"
+    passages = [str(pl.get("text") or "") for _, _, pl in _hits(c, question)[:3]]
+    c.embedder.clear_query_cache()
+    ex = extract_answer(question, passages, tokenize=c.tokenizer, idf=c.bm25().idf, embed=c.embedder.encode_queries)
+    assert "[1]" in ex.answer and "top" in ex.answer
+    embedded: list[str] = []
+    encode = c.embedder._encode
+
+    def counting(texts: list[str], *, is_query: bool) -> np.ndarray:
+        embedded.extend(texts)
+        return encode(texts, is_query=is_query)
+
+    c.embedder._encode = counting  # type: ignore[method-assign]
+    try:
+        verdict = grading.grade_answer(question, ex.answer, embed=c.embedder.encode_queries)
+    finally:
+        c.embedder._encode = encode  # type: ignore[method-assign]
+    assert embedded == []
+    assert verdict.useful, verdict.reason
+    off_topic = grading.grade_answer(
+        "What is the budget of the autumn festival?", ex.answer, embed=c.embedder.encode_queries
+    )
+    assert not off_topic.useful, off_topic.reason
+
+
+def test_an_int8_query_vector_does_not_depend_on_its_batch() -> None:
+    from components.e5_torch import TorchE5
+
+    int8 = TorchE5(query_int8=True)
+    texts = ["味噌を入れたあとは沸騰させない。", "Water only when the top 5 cm of soil is dry.", "k = 60"]
+    together = int8.encode(texts, is_query=True)
+    alone = np.vstack([int8.encode([t], is_query=True) for t in texts])
+    assert np.array_equal(together, alone)
 
 
 def test_int8_queries_keep_passages_in_fp32_and_the_ranking() -> None:
