@@ -15,10 +15,16 @@ from graph.ingest_state import IngestContext
 
 
 async def run_ingest(
-    c: Components, paths: list[str], *, prune: bool, collection: str | None, show_progress: bool
+    c: Components,
+    paths: list[str],
+    *,
+    prune: bool,
+    collection: str | None,
+    show_progress: bool,
+    sentence_vectors: bool = True,
 ) -> dict[str, Any]:
     graph = build_ingest_graph(c)
-    ctx = IngestContext(collection=collection or "")
+    ctx = IngestContext(collection=collection or "", sentence_vectors=sentence_vectors)
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -31,6 +37,7 @@ async def run_ingest(
         transient=False,
     )
     task = None
+    sentences = None
     result: dict[str, Any] = {}
     with progress:
         async for mode, chunk in graph.astream(
@@ -46,6 +53,10 @@ async def run_ingest(
                     progress.console.print(f"{chunk['unchanged']} of {chunk['documents']} documents unchanged")
             elif ev == "written" and task is not None:
                 progress.advance(task, chunk["documents"])
+            elif ev == "sentences" and chunk["total"]:
+                if sentences is None:
+                    sentences = progress.add_task("sentence vectors", total=chunk["total"])
+                progress.update(sentences, completed=chunk["done"])
     keys = (
         "collection",
         "documents",
@@ -58,6 +69,8 @@ async def run_ingest(
         "ignored",
         "failures",
         "version",
+        "sentences",
+        "sentences_embedded",
         "seconds",
     )
     return {k: result.get(k) for k in keys}
@@ -72,6 +85,8 @@ def summary(report: dict[str, Any], *, as_json: bool) -> None:
     t.add_row("new / updated", f"{report['new']} / {report['updated']}")
     t.add_row("unchanged (skipped)", str(report["unchanged"]))
     t.add_row("chunks written", str(report["written_chunks"]))
+    if report.get("sentences") is not None:
+        t.add_row("sentence vectors (new)", f"{report['sentences']} ({report['sentences_embedded']})")
     t.add_row("pruned", str(report["pruned"] or 0))
     t.add_row("ignored (unsupported files in folders)", str(report["ignored"] or 0))
     t.add_row("failed", str(len(report["failures"] or [])))
@@ -81,8 +96,20 @@ def summary(report: dict[str, Any], *, as_json: bool) -> None:
         console.print(f"[red]failed[/] {f['source']}: {f['reason']}", highlight=False)
 
 
-def ingest(c: Components, paths: list[str], *, prune: bool, collection: str | None, as_json: bool) -> int:
-    report = asyncio.run(run_ingest(c, paths, prune=prune, collection=collection, show_progress=not as_json))
+def ingest(
+    c: Components,
+    paths: list[str],
+    *,
+    prune: bool,
+    collection: str | None,
+    as_json: bool,
+    sentence_vectors: bool = True,
+) -> int:
+    report = asyncio.run(
+        run_ingest(
+            c, paths, prune=prune, collection=collection, show_progress=not as_json, sentence_vectors=sentence_vectors
+        )
+    )
     summary(report, as_json=as_json)
     # exit 0 when something was ingested or nothing needed to be; 1 when every input failed
     ok = (report["documents"] or 0) > 0 or not report["failures"]

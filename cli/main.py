@@ -48,12 +48,26 @@ def ingest(
         bool, typer.Option("--prune", help="Remove indexed documents under PATHS that no longer exist.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    sentence_vectors: Annotated[
+        bool,
+        typer.Option(
+            help="Embed each section's sentences too, so extractive answers (no LLM) need not embed them "
+            "per question; about doubles the embedding time. Off: answers embed them when asked."
+        ),
+    ] = True,
 ) -> None:
     """Parse, chunk, embed and write documents; unchanged documents are skipped."""
     from cli.ingest_cmd import ingest as run
 
     try:
-        code = run(_components(), [str(p) for p in paths], prune=prune, collection=collection, as_json=as_json)
+        code = run(
+            _components(),
+            [str(p) for p in paths],
+            prune=prune,
+            collection=collection,
+            as_json=as_json,
+            sentence_vectors=sentence_vectors,
+        )
     except RAGError as e:
         fail(str(e), as_json=as_json)
     raise typer.Exit(code)
@@ -264,6 +278,9 @@ def drop(
         raise typer.Exit(1)
     try:
         c.index(collection).drop()
+        sentences = c.sentences(collection).store
+        if sentences.exists():  # derived from the dropped collection
+            sentences.drop()
     except RAGError as e:
         fail(str(e))
     console.print(f"dropped {collection}")

@@ -21,6 +21,7 @@ import logging
 import threading
 from abc import abstractmethod
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -87,16 +88,37 @@ class Embedder(Embeddings):
         with self._cache_lock:
             self._query_cache.clear()
 
-    def encode_queries(self, texts: list[str]) -> np.ndarray:
+    def cached_queries(self, texts: Iterable[str]) -> set[str]:
+        """Which of ``texts`` the query cache holds (nothing is encoded or reordered)."""
+        with self._cache_lock:
+            return {t for t in texts if t in self._query_cache}
+
+    def remember_queries(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Put vectors made elsewhere by this model's query encoder (stored sentence vectors) in the cache."""
+        with self._cache_lock:
+            self._cache_put(vectors)
+
+    def _cache_put(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Add to the LRU cache (caller holds ``_cache_lock``)."""
+        for t, v in vectors.items():
+            self._query_cache[t] = np.asarray(v, dtype=np.float32)
+            self._query_cache.move_to_end(t)
+        while len(self._query_cache) > QUERY_CACHE_SIZE:
+            self._query_cache.popitem(last=False)
+
+    def encode_queries(self, texts: list[str], *, cache: bool = True) -> np.ndarray:
         """L2-normalised float32 matrix, one row per query; repeated queries come from an LRU cache.
 
         Misses are encoded in one batch. Rows are copies, so a caller that edits its matrix
-        cannot corrupt the cache.
+        cannot corrupt the cache. ``cache=False`` (bulk work such as ingestion's sentence
+        vectors) neither reads nor fills the cache, so it does not evict the live questions.
         """
         self.warm_up()
         texts = list(texts)
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
+        if not cache:
+            return _normalise(self._encode(texts, is_query=True))
         found: dict[str, np.ndarray] = {}
         with self._cache_lock:
             for t in texts:
@@ -106,14 +128,10 @@ class Embedder(Embeddings):
                     found[t] = v
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
-            fresh = _normalise(self._encode(missing, is_query=True))
+            fresh = dict(zip(missing, _normalise(self._encode(missing, is_query=True)), strict=True))
+            found.update(fresh)
             with self._cache_lock:
-                for t, v in zip(missing, fresh, strict=True):
-                    found[t] = v
-                    self._query_cache[t] = v
-                    self._query_cache.move_to_end(t)
-                while len(self._query_cache) > QUERY_CACHE_SIZE:
-                    self._query_cache.popitem(last=False)
+                self._cache_put(fresh)
         return np.stack([found[t] for t in texts]).astype(np.float32, copy=True)
 
     # -- LangChain API ---------------------------------------------------------------------

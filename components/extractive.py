@@ -149,9 +149,7 @@ def extract_answer(
     weights = term_weights(q_terms, idf)
     cands: list[tuple[int, int, str, float]] = []
     for pi, text in enumerate(passages):
-        for si, sent in enumerate(_sentences(text)):
-            if len(sent) < 8:
-                continue
+        for si, sent in enumerate(candidate_sentences(text)):
             cov = term_coverage(q_terms, sent, tokenize=tokenize, weights=weights)
             cands.append((pi, si, sent, cov))
     if not cands:
@@ -210,12 +208,17 @@ def join_cited(sentences: Sequence[tuple[str, int]], language: str) -> str:
     return out
 
 
-def _sentences(text: str) -> list[str]:
-    """Sentences of a passage, one per line at most (list items and table rows stay apart)."""
+def candidate_sentences(text: str) -> list[str]:
+    """The sentences of a passage an answer may quote, in reading order.
+
+    One per line at most (list items and table rows stay apart), markup and bullets removed,
+    whitespace collapsed, fragments under 8 characters left out. Ingestion embeds exactly
+    these (components/sentence_index.py), so they must not change without a re-sync.
+    """
     out: list[str] = []
     for line in text.split("\n"):
         line = _BULLET.sub("", _MARKUP.sub("", line)).strip()
         if not line or line.startswith("|---") or line.startswith("#"):
             continue
-        out.extend(" ".join(s.split()) for s in split_sentences(line) if s.strip())
+        out.extend(s for s in (" ".join(s.split()) for s in split_sentences(line)) if len(s) >= 8)
     return out

@@ -25,6 +25,7 @@ from components.llm import ChatModels
 from components.reranker import Reranker
 from components.routing import ExemplarRouter
 from components.semantic_cache import SemanticCache
+from components.sentence_index import SUFFIX, SentenceIndex
 from components.settings import Settings, get_settings
 from components.text import Tokenizer
 from components.vector_store import QdrantIndex
@@ -102,6 +103,11 @@ class Components:
                     idx._client = first.client  # share the one client (and the folder lock)
                 self._indexes[name] = idx
             return self._indexes[name]
+
+    def sentences(self, collection: str | None = None) -> SentenceIndex:
+        """The sentence vectors of a collection (its companion collection, on the same client)."""
+        chunks = self.index(collection)
+        return SentenceIndex(chunks, self.index(chunks.collection + SUFFIX), self.embedder)
 
     def payload_mirror(self, collection: str | None = None) -> BM25Index | None:
         """The loaded BM25 index when it holds the embedded store's current payloads, else None.

@@ -245,13 +245,12 @@ class QdrantIndex:
     def bump_version(self, **extra: Any) -> int:
         meta = self.metadata()
         version = int(meta.get("version", 0)) + 1
-        self._call(
-            "update_collection",
-            self.client.update_collection,
-            self.collection,
-            metadata={"version": version, "last_ingestion": _now(), **extra},
-        )
+        self.update_metadata(version=version, last_ingestion=_now(), **extra)
         return version
+
+    def update_metadata(self, **fields: Any) -> None:
+        """Set these fields of the collection's metadata (others stay)."""
+        self._call("update_collection", self.client.update_collection, self.collection, metadata=fields)
 
     def drop(self) -> None:
         self._call("delete_collection", self.client.delete_collection, self.collection)
@@ -351,6 +350,21 @@ class QdrantIndex:
                 self.client.batch_update_points,
                 self.collection,
                 update_operations=ops + deletes,
+                wait=True,
+            )
+
+    def upsert_vectors(self, point_ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Write bare vectors (no payload) under the given ids, in one request."""
+        points = [models.PointStruct(id=i, vector={DENSE: v.tolist()}) for i, v in zip(point_ids, vectors, strict=True)]
+        self._call("upsert", self.client.upsert, self.collection, points=points, wait=True)
+
+    def delete_points(self, point_ids: Sequence[str]) -> None:
+        if point_ids:
+            self._call(
+                "delete",
+                self.client.delete,
+                self.collection,
+                points_selector=models.PointIdsList(points=list(point_ids)),
                 wait=True,
             )
 

@@ -45,6 +45,10 @@ class IngestState(IngestInput, total=False):
     collection: str
     version: int
     started: float
+    sentences: int
+    """Distinct sentences with a stored vector (for extractive answers)."""
+    sentences_embedded: int
+    """Of which embedded by this run."""
     seconds: float
 
 
@@ -60,6 +64,8 @@ class IngestOutput(TypedDict, total=False):
     ignored: int
     failures: list[dict[str, str]]
     version: int
+    sentences: int
+    sentences_embedded: int
     seconds: float
 
 
@@ -78,4 +84,11 @@ class IngestContext:
     )
     chunk_overlap: int = field(
         default=-1, metadata={"description": "Overlap in characters; -1 means the CHUNK_OVERLAP setting."}
+    )
+    sentence_vectors: bool = field(
+        default=True,
+        metadata={
+            "description": "Embed every section's sentences after writing, so extractive answers need not "
+            "embed them per question (about as long again as the chunks' own embedding)."
+        },
     )

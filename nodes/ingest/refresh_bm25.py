@@ -37,6 +37,6 @@ def make(c: Components) -> Node:
                     type(e).__name__,
                     e,
                 )
-        return {"seconds": round(time.time() - float(state.get("started") or time.time()), 3)}
+        return {}
 
     return refresh_bm25

@@ -95,8 +95,9 @@ def make(c: Components) -> Node:
             tokenize=c.tokenizer,
             idf=bm25.idf,
             language=lang,
-            # the query encoder: its scores are what extraction was tuned on, and it caches repeats
-            embed=c.embedder.encode_queries,
+            # the query encoder's vectors (what extraction was tuned on): the sentences' were stored
+            # at ingestion (components/sentence_index.py); the rest are embedded now and cached
+            embed=c.sentences(ctx.collection or None).embed,
         )
         return {
             "answer": ex.answer,

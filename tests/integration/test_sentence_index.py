@@ -1,0 +1,171 @@
+"""Sentence vectors stored at ingestion: extractive answers read them instead of embedding.
+
+What a user would notice: the same answer as embedding at question time, but without the
+sentences' embedding (most of an extractive answer's time); an edited note's new sentences are
+found and its old ones gone after the next ``rag ingest``; an index built before this existed
+gets its sentences on the next run; a store without them still answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from components.extractive import candidate_sentences, extract_answer
+from components.factory import Components
+from components.parents import stitch_parent
+from components.sentence_index import section_sentences, sentence_id
+from components.settings import Settings
+from graph.context import Context
+from graph.ingest import build_ingest_graph
+from graph.ingest_state import IngestContext
+from graph.rag import build_rag_graph
+from tests.conftest import SAMPLE_VAULTS
+from tests.integration.helpers import ingest, sample_store
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "When should I water the monstera?"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Components, Path]]:
+    c, vaults = sample_store(tmp_path_factory.mktemp("sentences"))
+    yield c, vaults
+    c.close()
+
+
+class Recorder:
+    """Records every text the embedding model is run on."""
+
+    def __init__(self, c: Components) -> None:
+        self.c, self.texts = c, list[str]()
+
+    def __enter__(self) -> list[str]:
+        encode = self.original = self.c.embedder._encode
+
+        def recording(texts: list[str], *, is_query: bool) -> np.ndarray:
+            self.texts.extend(texts)
+            return encode(texts, is_query=is_query)
+
+        self.c.embedder._encode = recording  # type: ignore[method-assign]
+        return self.texts
+
+    def __exit__(self, *_: Any) -> None:
+        self.c.embedder._encode = self.original  # type: ignore[method-assign]
+
+
+def _stored_ids(c: Components) -> set[str]:
+    return {str(p.id) for p in c.sentences().store.scroll(fields=False)}
+
+
+def _sections(c: Components) -> dict[str, str]:
+    return section_sentences(dict(p.payload or {}) for p in c.index().scroll())
+
+
+def test_every_section_sentence_is_stored_as_its_question_time_vector(store: Any) -> None:
+    c, _ = store
+    wanted = _sections(c)
+    assert len(wanted) > 50
+    assert _stored_ids(c) == set(wanted)
+    sample = list(wanted.values())[:: max(1, len(wanted) // 12)]
+    stored = c.sentences().lookup(sample)
+    assert set(stored) == set(sample)
+    fresh = c.embedder.encode_queries(sample, cache=False)
+    for text, v in zip(sample, fresh, strict=True):
+        assert float(stored[text] @ v) > 0.9999, text
+
+
+def test_an_extractive_answer_embeds_only_the_question(store: Any) -> None:
+    c, _ = store
+    graph = build_rag_graph(c)
+    ctx = Context(cache=False)
+    asyncio.run(graph.ainvoke({"question": "How do I make miso soup?", "mode": "qa"}, context=ctx))  # warm: router
+    c.embedder.clear_query_cache()
+    with Recorder(c) as embedded:
+        out = asyncio.run(graph.ainvoke({"question": QUESTION, "mode": "qa"}, context=ctx))
+    assert out["path"] == "extractive" and "top 5 cm" in out["answer"], out["answer"]
+    assert embedded == [QUESTION]
+    # and the answer is the one embedding the sentences at question time gives
+    sections: dict[str, list[dict[str, Any]]] = {}
+    for p in c.index().scroll():
+        pl = dict(p.payload or {})
+        if "Monstera" in str(pl.get("title")):
+            sections.setdefault(str(pl["parent_id"]), []).append(pl)
+    passages = [stitch_parent(chunks) for chunks in sections.values()]
+    c.embedder.clear_query_cache()
+    kw: dict[str, Any] = {"tokenize": c.tokenizer, "idf": c.bm25().idf}
+    by_store = extract_answer(QUESTION, passages, embed=c.sentences().embed, **kw)
+    c.embedder.clear_query_cache()
+    by_model = extract_answer(QUESTION, passages, embed=c.embedder.encode_queries, **kw)
+    assert by_store == by_model
+
+
+def test_a_reingested_edit_adds_its_new_sentences_and_drops_the_old(store: Any) -> None:
+    c, vaults = store
+    note = vaults / "life" / "Monstera Care.md"
+    old = next(s for s in candidate_sentences(note.read_text(encoding="utf-8")) if "top 5 cm" in s)
+    note.write_text(note.read_text(encoding="utf-8").replace("top 5 cm", "top 6 cm"), encoding="utf-8")
+    with Recorder(c) as embedded:
+        out = ingest(c, vaults)
+    new = old.replace("top 5 cm", "top 6 cm")
+    assert out["failures"] == [] and out["sentences_embedded"] >= 1
+    assert new in embedded and old not in embedded
+    ids = _stored_ids(c)
+    assert sentence_id(new) in ids and sentence_id(old) not in ids
+    assert ids == set(_sections(c))
+    # nothing changed since: the next run embeds nothing
+    with Recorder(c) as embedded:
+        again = ingest(c, vaults)
+    assert embedded == [] and again["sentences_embedded"] == 0
+
+
+def test_an_index_without_sentence_vectors_gets_them_on_the_next_run(tmp_path: Path) -> None:
+    s = Settings(qdrant_path=tmp_path / "qdrant", data_dir=tmp_path / "data", _env_file=None)  # type: ignore[call-arg]
+    c = Components(s)
+    try:
+        graph = build_ingest_graph(c)
+        first = asyncio.run(
+            graph.ainvoke({"paths": [str(SAMPLE_VAULTS)]}, context=IngestContext(sentence_vectors=False))
+        )
+        assert first["written_chunks"] > 0 and not c.sentences().store.exists()
+        # a store without them still answers, embedding the sentences itself
+        out = asyncio.run(
+            build_rag_graph(c).ainvoke({"question": QUESTION, "mode": "qa"}, context=Context(cache=False))
+        )
+        assert "top 5 cm" in out["answer"]
+        second = ingest(c, SAMPLE_VAULTS)
+        assert second["written_chunks"] == 0 and second["sentences_embedded"] == second["sentences"] > 50
+        assert _stored_ids(c) == set(_sections(c))
+    finally:
+        c.close()
+
+
+def test_sentences_cut_by_a_chunk_boundary_are_stored_whole() -> None:
+    section = "First sentence is here. The second sentence runs across the cut. Third one."
+    cut = section.index("across")
+    chunks = [
+        {
+            "chunk_id": "d#0",
+            "chunk_index": 0,
+            "parent_id": "d/s",
+            "parent_start": 0,
+            "parent_end": cut,
+            "text": section[:cut].strip(),
+        },
+        {
+            "chunk_id": "d#1",
+            "chunk_index": 1,
+            "parent_id": "d/s",
+            "parent_start": cut,
+            "parent_end": len(section),
+            "text": section[cut:],
+        },
+    ]
+    assert stitch_parent(chunks) == section
+    assert sorted(section_sentences(chunks).values()) == sorted(candidate_sentences(section))
