@@ -51,6 +51,7 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
         bm = cache_state(cache_path(s.data_dir, index.collection, index.location))
         bm["current"] = bm.get("version") == meta.get("version") and bm.get("tokenizer") == c.tokenizer.signature
         report["bm25"] = bm
+        report["sentence_vectors"] = c.sentences(collection).state(int(meta.get("version", 0)))
     report["ollama"] = ollama_state(s.ollama_base_url)
     if s.ollama_embeddings_base_url:
         report["ollama_embeddings"] = ollama_state(s.ollama_embeddings_base_url)
@@ -100,6 +101,20 @@ def show(report: dict[str, Any], *, as_json: bool) -> None:
             else ("stale, rebuilt on next query" if bm.get("exists") else "not built yet")
         )
         t.add_row("BM25 index", f"{state} ({bm.get('chunks', 0)} chunks) at {bm['path']}")
+        sv = report["sentence_vectors"]
+        t.add_row(
+            "sentence vectors",
+            f"{sv['sentences']}"
+            + (
+                ""
+                if sv["current"]
+                else (
+                    " (behind the collection: the next `rag ingest` adds the rest)"
+                    if sv["exists"]
+                    else " (none: `rag ingest` adds them)"
+                )
+            ),
+        )
     else:
         t.add_row("", report.get("message", ""))
     o = report["ollama"]

@@ -114,6 +114,14 @@ class SentenceIndex:
             self.embedder.remember_queries(stored)
         return self.embedder.encode_queries(texts)
 
+    def state(self, version: int) -> dict[str, Any]:
+        """For ``rag status``: sentences stored, and whether they reflect the collection's ``version``."""
+        if not self.store.exists():
+            return {"exists": False, "sentences": 0, "current": False}
+        meta = self.store.metadata()
+        current = int(meta.get("source_version", -1)) == version and meta.get("splitter") == SPLITTER
+        return {"exists": True, "sentences": self.store.count(), "current": current}
+
     # ------------------------------------------------------------------ ingestion
     def sync(self, *, progress: Progress | None = None) -> SyncStats:
         """Bring the companion collection in line with the chunk collection's sections.

