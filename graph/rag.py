@@ -1,20 +1,22 @@
 """The query graph (``rag``): wiring only; nodes in ``nodes/rag``, routers in ``graph/routes`` (see ``routed``).
 
     guard_input → analyze_query → check_cache → route_question
-        ├ vector_search → rewrite_query → prepare_search → (retrieve_dense ∥ retrieve_bm25)
+        ├ vector_search → rewrite_query + prepare_search → (retrieve_dense ∥ retrieve_bm25)
         │     → fuse_results → rerank_results → grade_context
         │         ├ relevant → fetch_parents → generate_answer → check_hallucination
-        │         │     ├ grounded → grade_answer ├ useful → guard_output → finish_run
+        │         │     ├ grounded → grade_answer ├ useful → guard_output + finish_run
         │         │     │                         ├ not useful → rewrite_query (≤ max_answer_rewrites)
         │         │     │                         └ at the cap → fallback_answer
         │         │     ├ ungrounded → generate_answer (≤ max_regenerations)
         │         │     └ at the cap → fallback_answer
         │         ├ not relevant → search_web (when on) | rewrite_query (≤ max_context_rewrites)
-        │         └ at the cap → fallback_answer → guard_output
+        │         └ at the cap → fallback_answer → guard_output + finish_run
         ├ web_search → search_web → generate_answer … | fallback_answer
-        └ direct_answer → answer_directly → guard_output
+        └ direct_answer → answer_directly → guard_output + finish_run
     mode="search" goes analyze_query → prepare_search → … → rerank_results → finish_run;
-    a blocked question goes guard_input → finish_run; a cache hit check_cache → finish_run.
+    a blocked question goes guard_input → finish_run; a cache hit check_cache → finish_run;
+    a question the cache may not answer (cache off, a follow-up, personal data) skips check_cache.
+    "a + b": b runs in a's step (``chained``: one LangGraph step instead of two, both in ``steps``).
 
 Failure handling (LangGraph's own per-node policies): dense retrieval has the vector-store
 timeout and falls back to BM25 alone; BM25 falls back to dense alone; the reranker falls back
@@ -35,7 +37,7 @@ from components.errors import LLMError
 from components.factory import Components, shared_components
 from graph import routes
 from graph.context import Context
-from graph.routed import destinations, routed
+from graph.routed import chained, destinations, routed
 from graph.state import InputState, OutputState, RAGState
 from nodes.rag import (
     analyze_query,
@@ -67,18 +69,11 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     c = components or Components()
     s = c.settings
     b = StateGraph(RAGState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
-    for module in (
-        rewrite_query,
-        prepare_search,
-        fuse_results,
-        fetch_parents,
-        answer_directly,
-        fallback_answer,
-        fail_run,
-        guard_output,
-        finish_run,
-    ):
+    for module in (prepare_search, fuse_results, fetch_parents, answer_directly, fallback_answer, fail_run, finish_run):
         b.add_node(timed(module.make(c)))
+    # pairs that always follow each other on the Q&A path run in one step (graph/routed.py says why)
+    b.add_node(chained(timed(rewrite_query.make(c)), timed(prepare_search.make(c))))
+    b.add_node(chained(timed(guard_output.make(c)), timed(finish_run.make(c))))
     # nodes whose router picks the next node (graph/routed.py says why not conditional edges)
     for module, router in (
         (guard_input, routes.after_guard),
@@ -117,9 +112,9 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     )  # type: ignore[call-overload]
 
     b.add_edge(START, "guard_input")
-    b.add_edge("rewrite_query", "prepare_search")
-    b.add_edge("prepare_search", "retrieve_dense")
-    b.add_edge("prepare_search", "retrieve_bm25")
+    for start in ("prepare_search", "rewrite_query"):
+        b.add_edge(start, "retrieve_dense")
+        b.add_edge(start, "retrieve_bm25")
     b.add_edge("retrieve_dense", "fuse_results")
     b.add_edge("retrieve_bm25", "fuse_results")
     b.add_edge("fuse_results", "rerank_results")
@@ -128,7 +123,7 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_edge("answer_directly", "guard_output")
     b.add_edge("fallback_answer", "guard_output")
     b.add_edge("fail_run", "finish_run")
-    b.add_edge("guard_output", "finish_run")
+    b.add_edge("guard_output", END)
     b.add_edge("finish_run", END)
     return b.compile(name="rag", checkpointer=checkpointer, store=store)
 

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.state import RAGState
+from nodes.rag.check_cache import cacheable
 
 
 def _ctx(runtime: Runtime[Context] | None) -> Context:
@@ -22,8 +23,13 @@ def after_guard(state: RAGState) -> Literal["analyze_query", "finish_run"]:
     return "finish_run" if state.get("route") == "blocked" else "analyze_query"
 
 
-def after_analysis(state: RAGState) -> Literal["prepare_search", "check_cache"]:
-    return "prepare_search" if state.get("mode") == "search" else "check_cache"
+def after_analysis(
+    state: RAGState, runtime: Runtime[Context]
+) -> Literal["prepare_search", "check_cache", "route_question"]:
+    """Search goes to retrieval; a question the cache may answer to the cache, any other past it."""
+    if state.get("mode") == "search":
+        return "prepare_search"
+    return "check_cache" if cacheable(state, _ctx(runtime)) else "route_question"
 
 
 def after_cache(state: RAGState) -> Literal["route_question", "finish_run"]:

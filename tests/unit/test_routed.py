@@ -12,7 +12,7 @@ from components.factory import Components
 from components.settings import Settings
 from graph import routes
 from graph.rag import build_rag_graph
-from graph.routed import destinations, routed, state_after
+from graph.routed import chained, destinations, merge_updates, routed, state_after
 
 
 def test_state_after_applies_the_declared_reducers() -> None:
@@ -22,6 +22,22 @@ def test_state_after_applies_the_declared_reducers() -> None:
     assert [s["node"] for s in view["steps"]] == ["a", "b"]  # extended
     assert view["route"] == "y"  # plain keys are replaced
     assert state["trace"] == {"web_available": True}  # the node's input is not touched
+
+
+def test_a_chain_is_the_two_nodes_one_after_the_other() -> None:
+    async def first(state: Any, runtime: Any) -> dict[str, Any]:
+        return {"queries": ["q1"], "steps": [{"node": "first"}], "notes": ["a"]}
+
+    async def second(state: Any, runtime: Any) -> dict[str, Any]:
+        # sees the first's update as a step of its own would
+        return {"queries": [*state["queries"], "q2"], "steps": [{"node": "second"}], "notes": ["b"]}
+
+    out = asyncio.run(chained(first, second)({"steps": [{"node": "before"}], "notes": []}, runtime=None))
+    assert out["queries"] == ["q1", "q2"]  # plain keys: the second's value
+    assert [s["node"] for s in out["steps"]] == ["first", "second"]  # reducer keys: both, in order
+    assert out["notes"] == ["a", "b"]
+    assert chained(first, second).__name__ == "first"
+    assert merge_updates({"trace": {"a": 1}}, {"trace": {"b": 2}}) == {"trace": {"a": 1, "b": 2}}
 
 
 def test_router_sees_the_nodes_own_update() -> None:
