@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 from langgraph.runtime import Runtime
@@ -58,13 +58,19 @@ def destinations(router: Router) -> tuple[str, ...]:
     return names
 
 
+def merge_updates(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """``second`` applied onto ``first`` through the declared reducers (reducer keys combined, others
+    replaced): the state after an update, or one update equal to two in a row."""
+    out = dict(first)
+    for key, value in second.items():
+        reducer = REDUCERS.get(key)
+        out[key] = reducer(out[key], value) if reducer is not None and out.get(key) is not None else value
+    return out
+
+
 def state_after(state: RAGState, update: dict[str, Any]) -> dict[str, Any]:
     """The state as the next step will see it: ``update`` applied through the declared reducers."""
-    view: dict[str, Any] = dict(state)
-    for key, value in update.items():
-        reducer = REDUCERS.get(key)
-        view[key] = reducer(view[key], value) if reducer is not None and view.get(key) is not None else value
-    return view
+    return merge_updates(state, update)
 
 
 def routed(node: Any, router: Router) -> Any:
@@ -82,15 +88,6 @@ def routed(node: Any, router: Router) -> Any:
         return Command(goto=goto, update=update)
 
     return wrapper
-
-
-def merge_updates(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    """One update equal to applying ``first`` then ``second``: reducer keys combined, others replaced."""
-    out = dict(first)
-    for key, value in second.items():
-        reducer = REDUCERS.get(key)
-        out[key] = reducer(out[key], value) if reducer is not None and out.get(key) is not None else value
-    return out
 
 
 def chained(first: Any, second: Any) -> Any:
