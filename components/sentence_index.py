@@ -80,6 +80,11 @@ def section_sentences(chunks: Iterable[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
+def _reflects(meta: dict[str, Any], version: int) -> bool:
+    """Whether a companion collection's metadata says it matches chunk-collection ``version``."""
+    return int(meta.get("source_version", -1)) == version and meta.get("splitter") == SPLITTER
+
+
 class SentenceIndex:
     """The companion collection of one chunk collection: sync at ingestion, look up at question time."""
 
@@ -118,9 +123,7 @@ class SentenceIndex:
         """For ``rag status``: sentences stored, and whether they reflect the collection's ``version``."""
         if not self.store.exists():
             return {"exists": False, "sentences": 0, "current": False}
-        meta = self.store.metadata()
-        current = int(meta.get("source_version", -1)) == version and meta.get("splitter") == SPLITTER
-        return {"exists": True, "sentences": self.store.count(), "current": current}
+        return {"exists": True, "sentences": self.store.count(), "current": _reflects(self.store.metadata(), version)}
 
     # ------------------------------------------------------------------ ingestion
     def sync(self, *, progress: Progress | None = None) -> SyncStats:
@@ -132,15 +135,17 @@ class SentenceIndex:
         meta = self.chunks.metadata()
         version = int(meta.get("version", 0))
         model = str(meta.get("embedding_model"))
-        if self.store.exists():
+        exists = self.store.exists()
+        if exists:
             smeta = self.store.metadata()
             if smeta.get("embedding_model") != model:  # derived data: rebuild for the new model
                 log.info("sentence vectors were made with %s; rebuilding for %s", smeta.get("embedding_model"), model)
                 self.store.drop()
-            elif int(smeta.get("source_version", -1)) == version and smeta.get("splitter") == SPLITTER:
+                exists = False
+            elif _reflects(smeta, version):
                 return SyncStats(sentences=self.store.count(), embedded=0, removed=0, skipped=True)
         wanted = section_sentences(pl.payload or {} for pl in self.chunks.scroll(fields=_FIELDS))
-        existing = {str(p.id) for p in self.store.scroll(fields=False)} if self.store.exists() else set()
+        existing = {str(p.id) for p in self.store.scroll(fields=False)} if exists else set()
         missing = [i for i in wanted if i not in existing]
         stale = [i for i in existing if i not in wanted]
         total = len(missing)
@@ -149,13 +154,14 @@ class SentenceIndex:
         for start in range(0, total, BATCH):
             ids = missing[start : start + BATCH]
             vecs = self.embedder.encode_queries([wanted[i] for i in ids], cache=False)
-            if not self.store.exists():
+            if not exists:
                 self.store.ensure(embedding_model=model, dim=int(vecs.shape[1]))
+                exists = True
             self.store.upsert_vectors(ids, vecs)
             if progress is not None:
                 progress(min(start + BATCH, total), total)
         self.store.delete_points(stale)
-        if self.store.exists():
+        if exists:
             self.store.update_metadata(source_version=version, splitter=SPLITTER)
         log.info("sentence vectors: %d sentences, %d embedded, %d removed", len(wanted), total, len(stale))
         return SyncStats(sentences=len(wanted), embedded=total, removed=len(stale))
