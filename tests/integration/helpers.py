@@ -53,3 +53,23 @@ def assert_consistent(c: Components) -> None:
         assert len({p["content_hash"] for p in pls}) == 1, doc_id
     dup = [k for k, v in Counter(p["chunk_id"] for p in payloads(c)).items() if v > 1]
     assert not dup
+
+
+class EmbeddedTexts:
+    """``with EmbeddedTexts(c) as texts:`` records every text the embedding model is run on."""
+
+    def __init__(self, c: Components) -> None:
+        self.c, self.texts = c, list[str]()
+
+    def __enter__(self) -> list[str]:
+        encode = self.original = self.c.embedder._encode
+
+        def recording(texts: list[str], *, is_query: bool) -> Any:
+            self.texts.extend(texts)
+            return encode(texts, is_query=is_query)
+
+        self.c.embedder._encode = recording  # type: ignore[method-assign]
+        return self.texts
+
+    def __exit__(self, *_: Any) -> None:
+        self.c.embedder._encode = self.original  # type: ignore[method-assign]

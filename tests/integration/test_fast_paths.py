@@ -26,7 +26,7 @@ from components.retrieval import dense_search
 from components.vector_store import chunk_point_id
 from graph.context import Context
 from nodes.rag.grade_context import with_stored_cosines
-from tests.integration.helpers import ingest, sample_store
+from tests.integration.helpers import EmbeddedTexts, ingest, sample_store
 
 pytestmark = pytest.mark.integration
 
@@ -104,18 +104,8 @@ def test_answer_grading_embeds_nothing_that_extraction_embedded(store: Any) -> N
     c.embedder.clear_query_cache()
     ex = extract_answer(question, passages, tokenize=c.tokenizer, idf=c.bm25().idf, embed=c.embedder.encode_queries)
     assert "[1]" in ex.answer and "top" in ex.answer
-    embedded: list[str] = []
-    encode = c.embedder._encode
-
-    def counting(texts: list[str], *, is_query: bool) -> np.ndarray:
-        embedded.extend(texts)
-        return encode(texts, is_query=is_query)
-
-    c.embedder._encode = counting  # type: ignore[method-assign]
-    try:
+    with EmbeddedTexts(c) as embedded:
         verdict = grading.grade_answer(question, ex.answer, embed=c.embedder.encode_queries)
-    finally:
-        c.embedder._encode = encode  # type: ignore[method-assign]
     assert embedded == []
     assert verdict.useful, verdict.reason
     off_topic = grading.grade_answer(

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from components.extractive import candidate_sentences, extract_answer
@@ -26,7 +25,7 @@ from graph.ingest import build_ingest_graph
 from graph.ingest_state import IngestContext
 from graph.rag import build_rag_graph
 from tests.conftest import SAMPLE_VAULTS
-from tests.integration.helpers import ingest, sample_store
+from tests.integration.helpers import EmbeddedTexts, ingest, sample_store
 
 pytestmark = pytest.mark.integration
 
@@ -38,26 +37,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Components
     c, vaults = sample_store(tmp_path_factory.mktemp("sentences"))
     yield c, vaults
     c.close()
-
-
-class Recorder:
-    """Records every text the embedding model is run on."""
-
-    def __init__(self, c: Components) -> None:
-        self.c, self.texts = c, list[str]()
-
-    def __enter__(self) -> list[str]:
-        encode = self.original = self.c.embedder._encode
-
-        def recording(texts: list[str], *, is_query: bool) -> np.ndarray:
-            self.texts.extend(texts)
-            return encode(texts, is_query=is_query)
-
-        self.c.embedder._encode = recording  # type: ignore[method-assign]
-        return self.texts
-
-    def __exit__(self, *_: Any) -> None:
-        self.c.embedder._encode = self.original  # type: ignore[method-assign]
 
 
 def _stored_ids(c: Components) -> set[str]:
@@ -87,7 +66,7 @@ def test_an_extractive_answer_embeds_only_the_question(store: Any) -> None:
     ctx = Context(cache=False)
     asyncio.run(graph.ainvoke({"question": "How do I make miso soup?", "mode": "qa"}, context=ctx))  # warm: router
     c.embedder.clear_query_cache()
-    with Recorder(c) as embedded:
+    with EmbeddedTexts(c) as embedded:
         out = asyncio.run(graph.ainvoke({"question": QUESTION, "mode": "qa"}, context=ctx))
     assert out["path"] == "extractive" and "top 5 cm" in out["answer"], out["answer"]
     assert embedded == [QUESTION]
@@ -111,7 +90,7 @@ def test_a_reingested_edit_adds_its_new_sentences_and_drops_the_old(store: Any) 
     note = vaults / "life" / "Monstera Care.md"
     old = next(s for s in candidate_sentences(note.read_text(encoding="utf-8")) if "top 5 cm" in s)
     note.write_text(note.read_text(encoding="utf-8").replace("top 5 cm", "top 6 cm"), encoding="utf-8")
-    with Recorder(c) as embedded:
+    with EmbeddedTexts(c) as embedded:
         out = ingest(c, vaults)
     new = old.replace("top 5 cm", "top 6 cm")
     assert out["failures"] == [] and out["sentences_embedded"] >= 1
@@ -120,7 +99,7 @@ def test_a_reingested_edit_adds_its_new_sentences_and_drops_the_old(store: Any) 
     assert sentence_id(new) in ids and sentence_id(old) not in ids
     assert ids == set(_sections(c))
     # nothing changed since: the next run embeds nothing
-    with Recorder(c) as embedded:
+    with EmbeddedTexts(c) as embedded:
         again = ingest(c, vaults)
     assert embedded == [] and again["sentences_embedded"] == 0
 
