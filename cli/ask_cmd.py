@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 from cli.output import err_console, print_json
-from components.errors import QueryError, RAGError
 from components.factory import Components
-from components.filters import SearchFilters
+from components.resilience.errors import QueryError, RAGError
+from components.retrieval.filters import SearchFilters
 from graph.context import Context
 from graph.threads import default_db_path, delete_profile, open_rag_graph, open_store, read_profile, write_profile
 

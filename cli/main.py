@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.output import console, emit, err_console, fail, print_json
-from components.errors import RAGError
+from components.resilience.errors import RAGError
 
 app = typer.Typer(
     add_completion=False,

@@ -12,8 +12,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from components.errors import QueryError
 from components.factory import Components
+from components.resilience.errors import QueryError
 from graph.context import Context
 from graph.rag import build_rag_graph
 

@@ -8,9 +8,9 @@ import httpx
 from rich.table import Table
 
 from cli.output import console, print_json
-from components.bm25_index import cache_path, cache_state
-from components.errors import CollectionNotFound
 from components.factory import Components
+from components.resilience.errors import CollectionNotFound
+from components.stores.bm25 import cache_path, cache_state
 
 
 def ollama_state(url: str, timeout: float = 2.0) -> dict[str, Any]:

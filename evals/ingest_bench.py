@@ -42,8 +42,8 @@ from rich.console import Console
 from rich.table import Table
 
 from cli.ingest_cmd import run_ingest
-from components.embedder import DEFAULT_ST_MODEL, SentenceTransformerEmbedder, resolve_st_model
 from components.factory import Components
+from components.models.embedders import DEFAULT_ST_MODEL, SentenceTransformerEmbedder, resolve_st_model
 from components.settings import EmbeddingBackend, Settings
 from evals.embeddings import doc_text
 

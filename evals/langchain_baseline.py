@@ -26,9 +26,9 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from components.bm25_index import search_text
 from components.factory import Components
-from components.vector_store import DENSE
+from components.stores.bm25 import search_text
+from components.stores.qdrant import DENSE
 
 log = logging.getLogger(__name__)
 

@@ -47,12 +47,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from cli.ingest_cmd import run_ingest
-from components.embedder import Embedder
 from components.factory import Components
-from components.filters import SearchFilters
-from components.retrieval import DEFAULT_FUSION, FUSION_METHODS, Hit, bm25_search, dense_search, fuse
+from components.models.embedders import Embedder
+from components.retrieval.filters import SearchFilters
+from components.retrieval.hybrid import DEFAULT_FUSION, FUSION_METHODS, Hit, bm25_search, dense_search, fuse
 from components.settings import Settings
-from components.vector_store import QdrantIndex
+from components.stores.qdrant import QdrantIndex
 from evals.beir import BeirDataset, evaluate, load_beir
 from evals.langchain_baseline import build_baseline
 

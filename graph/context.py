@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from components.grading import ANSWER_COSINE, CONTEXT_THRESHOLD, SUPPORT_COSINE
+from components.heuristics.grading import ANSWER_COSINE, CONTEXT_THRESHOLD, SUPPORT_COSINE
 
 
 @dataclass

@@ -33,8 +33,8 @@ from langgraph.errors import NodeTimeoutError
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import RetryPolicy
 
-from components.errors import LLMError
 from components.factory import Components, shared_components
+from components.resilience.errors import LLMError
 from graph import routes
 from graph.context import Context
 from graph.routed import chained, destinations, routed

@@ -7,9 +7,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from components.errors import ConfigurationError
 from components.factory import Components
-from components.ingestion import chunk_records
+from components.ingestion.pipeline import chunk_records
+from components.resilience.errors import ConfigurationError
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
 

@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.ingestion import embed_records
+from components.ingestion.pipeline import embed_records
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
 

@@ -1,7 +1,7 @@
 """After the write: embed the sentences of new sections for extractive answers, drop the gone ones.
 
 Extractive Q&A scores a passage's sentences by their cosine to the question; stored vectors
-save it the embedding at question time (components/sentence_index.py says how much). This is
+save it the embedding at question time (components/stores/sentences.py says how much). This is
 the longest step of an ingestion after the chunks' own embedding, so it reports progress, and
 it writes in batches: an interrupted run keeps what it wrote and the next one resumes. It is
 reconciled against the whole collection, so an index ingested before this step existed gets

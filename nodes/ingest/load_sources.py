@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.ingestion import find_sources
+from components.ingestion.pipeline import find_sources
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
 

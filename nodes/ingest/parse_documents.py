@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.ingestion import parse_sources
+from components.ingestion.pipeline import parse_sources
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
 

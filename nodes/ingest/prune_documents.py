@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.ingestion import prune_candidates
+from components.ingestion.pipeline import prune_candidates
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
 

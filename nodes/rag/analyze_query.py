@@ -17,10 +17,10 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from components.analysis import analyze_query as analyze_rules
-from components.errors import RAGError
 from components.factory import Components
-from components.filters import SearchFilters
+from components.heuristics.analysis import analyze_query as analyze_rules
+from components.resilience.errors import RAGError
+from components.retrieval.filters import SearchFilters
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts

@@ -12,8 +12,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from components.errors import LLMUnavailable
 from components.factory import Components
+from components.resilience.errors import LLMUnavailable
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts

@@ -14,8 +14,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from components.errors import RAGError
 from components.factory import Components
+from components.resilience.errors import RAGError
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import log_error, prior_turns

@@ -14,8 +14,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from components import grading
 from components.factory import Components
+from components.heuristics import grading
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts

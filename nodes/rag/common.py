@@ -13,13 +13,13 @@ from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from components.errors import RAGError
+from components.resilience.errors import RAGError
 from graph.context import Context
 from graph.state import RAGState
 
 if TYPE_CHECKING:
     from components.factory import Components
-    from components.llm import Role
+    from components.models.chat import Role
     from nodes.types import RAGNode
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Parent documents: the sections around the relevant chunks, within a token budget.
 
 Ingestion stores each chunk's parent section id and offsets; the section is rebuilt from its
-chunks (components/parents.py) so the generator sees whole paragraphs, not 800-character
+chunks (components/retrieval/parents.py) so the generator sees whole paragraphs, not 800-character
 cuts. When the vector store is unreachable, the BM25 index's copy of the payloads serves.
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from components.errors import ServiceUnavailable
 from components.factory import Components
-from components.parents import expand_to_parents
+from components.resilience.errors import ServiceUnavailable
+from components.retrieval.parents import expand_to_parents
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import log_error

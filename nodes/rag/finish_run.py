@@ -13,8 +13,8 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from components.errors import RAGError
 from components.factory import Components
+from components.resilience.errors import RAGError
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.check_cache import cache_scope, cacheable

@@ -6,9 +6,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from components.errors import ServiceUnavailable
 from components.factory import Components
-from components.retrieval import Hit, fuse, max_rrf
+from components.resilience.errors import ServiceUnavailable
+from components.retrieval.hybrid import Hit, fuse, max_rrf
 from graph.context import Context
 from graph.state import RAGState
 from nodes.types import RAGNode as Node

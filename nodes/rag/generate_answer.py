@@ -5,7 +5,7 @@ says 「情報が見つかりませんでした」 / "No information found" when
 tokens stream to ``stream_mode="messages"`` clients. After a failed hallucination check the
 model is told which statements were unsupported. Without a reachable LLM (none configured,
 server down, breaker open) the extractive path selects the passages' best supporting
-sentences instead (components/extractive.py). An LLM that errors (HTTP 500, timeout) is
+sentences instead (components/heuristics/extractive.py). An LLM that errors (HTTP 500, timeout) is
 retried by the node's retry policy, then the run ends with a generic error message.
 """
 
@@ -21,9 +21,9 @@ from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from components.errors import LLMUnavailable
-from components.extractive import extract_answer
 from components.factory import Components
+from components.heuristics.extractive import extract_answer
+from components.resilience.errors import LLMUnavailable
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts
@@ -96,7 +96,7 @@ def make(c: Components) -> Node:
             idf=bm25.idf,
             language=lang,
             # the query encoder's vectors (what extraction was tuned on): the sentences' were stored
-            # at ingestion (components/sentence_index.py); the rest are embedded now and cached
+            # at ingestion (components/stores/sentences.py); the rest are embedded now and cached
             embed=c.sentences(ctx.collection or None).embed,
         )
         return {

@@ -2,7 +2,7 @@
 
 With an LLM (grader role) the model names the relevant passages; without one, retrieval
 evidence (dense similarity and question-term coverage) is mapped to a calibrated probability
-(components/grading.py). The router after this node reads the verdict: relevant → parent
+(components/heuristics/grading.py). The router after this node reads the verdict: relevant → parent
 documents; not relevant → rewrite (up to max_context_rewrites), web search when enabled,
 else the fallback answer.
 """
@@ -17,9 +17,9 @@ import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from components import grading
 from components.factory import Components
-from components.vector_store import chunk_point_id
+from components.heuristics import grading
+from components.stores.qdrant import chunk_point_id
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts

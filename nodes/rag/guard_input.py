@@ -15,8 +15,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from components.documents import detect_language
 from components.factory import Components
+from components.ingestion.documents import detect_language
 from graph.context import Context
 from graph.state import RAGState
 from guardrails import check_input, refusal

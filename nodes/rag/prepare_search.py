@@ -8,10 +8,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from components.documents import detect_language
-from components.errors import QueryError, ServiceUnavailable
 from components.factory import Components
-from components.filters import SearchFilters
+from components.ingestion.documents import detect_language
+from components.resilience.errors import QueryError, ServiceUnavailable
+from components.retrieval.filters import SearchFilters
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import question_of

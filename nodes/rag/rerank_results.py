@@ -16,10 +16,10 @@ from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from components.errors import CircuitOpen
 from components.factory import Components
-from components.filters import SearchFilters
-from components.retrieval import explain_empty, group_by_document
+from components.resilience.errors import CircuitOpen
+from components.retrieval.filters import SearchFilters
+from components.retrieval.hybrid import explain_empty, group_by_document
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import hit_to_result, log_error

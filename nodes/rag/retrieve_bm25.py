@@ -11,8 +11,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from components.factory import Components
-from components.filters import SearchFilters
-from components.retrieval import bm25_search
+from components.retrieval.filters import SearchFilters
+from components.retrieval.hybrid import bm25_search
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import log_error

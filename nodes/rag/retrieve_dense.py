@@ -13,10 +13,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 from qdrant_client import models
 
-from components.errors import CircuitOpen, QueryError
 from components.factory import Components
-from components.filters import SearchFilters
-from components.retrieval import Hit, dense_search, similar_vector
+from components.resilience.errors import CircuitOpen, QueryError
+from components.retrieval.filters import SearchFilters
+from components.retrieval.hybrid import Hit, dense_search, similar_vector
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import log_error

@@ -18,10 +18,10 @@ import numpy as np
 from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from components.errors import RAGError
 from components.factory import Components
-from components.filters import SearchFilters
-from components.prf import expand_query
+from components.resilience.errors import RAGError
+from components.retrieval.filters import SearchFilters
+from components.retrieval.prf import expand_query
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag import prompts

@@ -1,7 +1,7 @@
 """Router node: decides vector search, web search or a direct answer, and writes why.
 
 With an LLM the router model decides (structured output); without one, or when its breaker
-is open, the question's embedding is compared with route exemplars (components/routing.py),
+is open, the question's embedding is compared with route exemplars (components/heuristics/routing.py),
 which prefers vector search unless another route wins clearly. Web search chosen while it is
 switched off becomes vector search, with a note.
 """

@@ -14,8 +14,8 @@ from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from components.errors import ServiceUnavailable
 from components.factory import Components
+from components.resilience.errors import ServiceUnavailable
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import log_error

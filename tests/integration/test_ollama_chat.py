@@ -14,9 +14,9 @@ import pytest
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from components.breaker import Breakers
-from components.errors import LLMError, LLMUnavailable
-from components.llm import ChatModels
+from components.models.chat import ChatModels
+from components.resilience.breaker import Breakers
+from components.resilience.errors import LLMError, LLMUnavailable
 from components.settings import Settings
 from tests.fakes.ollama_server import Behaviour, ollama_server
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from components.errors import ServiceUnavailable
 from components.factory import Components
+from components.resilience.errors import ServiceUnavailable
 from components.settings import Settings
 from tests.fakes.ollama_server import DIM, ollama_server
 from tests.integration.helpers import assert_consistent, ingest, payloads

@@ -16,8 +16,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from components.errors import LLMError, LLMUnavailable
 from components.factory import Components
+from components.resilience.errors import LLMError, LLMUnavailable
 from graph.context import Context
 from graph.rag import build_rag_graph
 from nodes.rag import prompts
@@ -330,7 +330,7 @@ def test_chat_client_thread_sends_only_messages_and_inherits_nothing(store: Comp
 
 # ---------------------------------------------------------------- web search (Tavily protocol)
 def with_web(base: Components, url: str, **models: Any) -> Components:
-    from components.web_search import TavilySearch
+    from components.retrieval.web import TavilySearch
     from tests.fakes.web_search_server import API_KEY
 
     c = with_models(base, **models)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from components.factory import Components
-from components.reranker import Reranker
+from components.models.reranker import Reranker
 from components.settings import Settings
 from graph.rag import build_rag_graph
 from tests.conftest import SAMPLE_VAULTS
@@ -112,7 +112,7 @@ def test_failing_cross_encoder_keeps_the_fused_order(reranking: Components, monk
 
 
 def test_unloadable_model_is_reported(tmp_path: Path) -> None:
-    from components.errors import ConfigurationError
+    from components.resilience.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError, match="could not be loaded offline"):
         Reranker(model=str(tmp_path / "missing")).rerank("q", ["t"])

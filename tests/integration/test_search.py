@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from cli import search_cmd
-from components.errors import CollectionNotFound, QueryError
 from components.factory import Components
-from components.filters import SearchFilters
-from components.retrieval import bm25_search, dense_search
+from components.resilience.errors import CollectionNotFound, QueryError
+from components.retrieval.filters import SearchFilters
+from components.retrieval.hybrid import bm25_search, dense_search
 from graph.context import Context
 from graph.rag import build_rag_graph
 from tests.integration.helpers import sample_store

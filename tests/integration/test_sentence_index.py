@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from components.extractive import candidate_sentences, extract_answer
 from components.factory import Components
-from components.parents import stitch_parent
-from components.sentence_index import section_sentences, sentence_id
+from components.heuristics.extractive import candidate_sentences, extract_answer
+from components.retrieval.parents import stitch_parent
 from components.settings import Settings
+from components.stores.sentences import section_sentences, sentence_id
 from graph.context import Context
 from graph.ingest import build_ingest_graph
 from graph.ingest_state import IngestContext

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from components.errors import ConfigurationError, QueryError, ServiceUnavailable, WebSearchUnauthorized
+from components.resilience.errors import ConfigurationError, QueryError, ServiceUnavailable, WebSearchUnauthorized
+from components.retrieval.web import TavilySearch, WebResult, WebSearch, make_web_search
 from components.settings import Settings
-from components.web_search import TavilySearch, WebResult, WebSearch, make_web_search
 from tests.fakes.web_search_server import API_KEY, Behaviour, result, web_search_server
 
 pytestmark = pytest.mark.integration

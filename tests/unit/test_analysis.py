@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from components.analysis import analyze_query
-from components.filters import SearchFilters
+from components.heuristics.analysis import analyze_query
+from components.retrieval.filters import SearchFilters
 
 TODAY = date(2025, 11, 20)  # a Thursday
 VAULTS = ["research", "life"]

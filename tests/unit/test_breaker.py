@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from components.breaker import Breakers, ServiceBreaker, from_settings
-from components.errors import CircuitOpen, ServiceUnavailable
+from components.resilience.breaker import Breakers, ServiceBreaker, from_settings
+from components.resilience.errors import CircuitOpen, ServiceUnavailable
 from components.settings import Settings
 
 
@@ -45,7 +45,7 @@ def test_opens_after_fail_max_failures_within_the_window(clock: FakeClock, caplo
         fail(b)
         clock.advance(10)
     assert b.state == "closed" and b.allow()
-    with caplog.at_level(logging.WARNING, logger="components.breaker"):
+    with caplog.at_level(logging.WARNING, logger="components.resilience.breaker"):
         fail(b)  # 5th failure, 40 s after the first
     assert b.state == "open" and not b.allow()
     assert any("llm" in r.message and "open" in r.message for r in caplog.records)
@@ -85,7 +85,7 @@ def test_half_open_trial_success_closes(clock: FakeClock, caplog: pytest.LogCapt
     assert not b.allow(), "only one trial call at a time"
     with pytest.raises(CircuitOpen):
         b.acquire()
-    with caplog.at_level(logging.INFO, logger="components.breaker"):
+    with caplog.at_level(logging.INFO, logger="components.resilience.breaker"):
         b.success()
     assert b.state == "closed" and b.allow()
     assert any("closed" in r.message for r in caplog.records)

@@ -10,9 +10,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, Field
 
-from components.breaker import Breakers
-from components.errors import LLMError, LLMUnavailable
-from components.llm import ChatModels
+from components.models.chat import ChatModels
+from components.resilience.breaker import Breakers
+from components.resilience.errors import LLMError, LLMUnavailable
 from components.settings import Settings
 from tests.fakes.scripted_llm import ScriptedChatModel
 

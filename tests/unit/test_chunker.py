@@ -1,7 +1,7 @@
 import itertools
 
-from components.chunker import chunk_document, chunk_section, split_sections, split_sentences
-from components.documents import Document
+from components.ingestion.chunker import chunk_document, chunk_section, split_sections, split_sentences
+from components.ingestion.documents import Document
 
 
 def doc(text: str, **kw: object) -> Document:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from components.extractive import join_cited
+from components.heuristics.extractive import join_cited
 
 
 def test_english_sentences_cite_after_the_full_stop_with_spaces() -> None:

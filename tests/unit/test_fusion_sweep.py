@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.fusion import convex, minmax
-from components.retrieval import Hit, fuse
+from components.retrieval.fusion import convex, minmax
+from components.retrieval.hybrid import Hit, fuse
 from evals.fusion_sweep import convex_fusion, rrf_fusion, variants
 
 

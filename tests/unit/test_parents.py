@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from components.chunker import chunk_section, split_sentences
-from components.parents import Passage, estimate_tokens, expand_to_parents, stitch_parent
+from components.ingestion.chunker import chunk_section, split_sentences
+from components.retrieval.parents import Passage, estimate_tokens, expand_to_parents, stitch_parent
 
 EN = (
     "Monstera likes bright, indirect light. Direct sun scorches the leaves within days. "

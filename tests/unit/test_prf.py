@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from components.bm25_index import BM25Index
-from components.prf import expand_query
-from components.text import Tokenizer
+from components.retrieval.prf import expand_query
+from components.stores.bm25 import BM25Index
+from components.text.tokenizer import Tokenizer
 
 DOCS = [
     ("d1", "Miso soup", "Dissolve the miso after turning off the heat; never boil the soup after adding miso paste."),

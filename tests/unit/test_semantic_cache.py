@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from components.semantic_cache import SemanticCache
+from components.stores.cache import SemanticCache
 
 DIM = 32
 

@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from components.bm25_index import BM25Index, load, save
-from components.fusion import rrf
-from components.text import Tokenizer
+from components.retrieval.fusion import rrf
+from components.stores.bm25 import BM25Index, load, save
+from components.text.tokenizer import Tokenizer
 
 
 def test_tokenizer_handles_japanese_english_and_full_width() -> None:

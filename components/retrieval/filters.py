@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from qdrant_client import models
 
-from components.errors import QueryError
+from components.resilience.errors import QueryError
 
 Predicate = Callable[[dict[str, Any]], bool]
 

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from components.errors import ConfigurationError
+from components.resilience.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 

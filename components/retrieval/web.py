@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 import httpx
 from pydantic import BaseModel, Field
 
-from components.errors import ConfigurationError, QueryError, ServiceUnavailable, WebSearchUnauthorized
+from components.resilience.errors import ConfigurationError, QueryError, ServiceUnavailable, WebSearchUnauthorized
 from components.settings import Settings
 
 log = logging.getLogger(__name__)

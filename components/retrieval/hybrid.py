@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from components.factory import Components
-from components.filters import SearchFilters
-from components.fusion import convex, rrf
+from components.retrieval.filters import SearchFilters
+from components.retrieval.fusion import convex, rrf
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from components.chunker import split_sentences
+from components.ingestion.chunker import split_sentences
 
 NO_INFO = {"ja": "情報が見つかりませんでした。", "en": "No information found in the indexed documents."}
 
@@ -213,7 +213,7 @@ def candidate_sentences(text: str) -> list[str]:
 
     One per line at most (list items and table rows stay apart), markup and bullets removed,
     whitespace collapsed, fragments under 8 characters left out. Ingestion embeds exactly
-    these (components/sentence_index.py), so they must not change without a re-sync.
+    these (components/stores/sentences.py), so they must not change without a re-sync.
     """
     out: list[str] = []
     for line in text.split("\n"):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from components.bm25_index import BM25Index, search_text
+from components.stores.bm25 import BM25Index, search_text
 
 log = logging.getLogger(__name__)
 

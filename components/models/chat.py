@@ -5,9 +5,9 @@ The graph never talks to Ollama directly: nodes ask :class:`ChatModels` for a pl
 or a typed verdict (:meth:`ChatModels.structured`, never streamed as answer tokens). Every
 failure is turned into one of two errors so that nodes need only two rules:
 
-* :class:`~components.errors.LLMUnavailable`: no LLM can answer now (not configured, server
+* :class:`~components.resilience.errors.LLMUnavailable`: no LLM can answer now (not configured, server
   unreachable, model not pulled, breaker open). Retrying is pointless; take the non-LLM path.
-* :class:`~components.errors.LLMError`: this call failed (HTTP 5xx, read timeout, output that does
+* :class:`~components.resilience.errors.LLMError`: this call failed (HTTP 5xx, read timeout, output that does
   not fit the schema). A retry may succeed.
 
 Any LangChain chat model can be injected per role (``models=``), which is how tests script the
@@ -36,8 +36,8 @@ from langgraph.constants import TAG_NOSTREAM  # the tag that keeps a model's tok
 from ollama import ResponseError
 from pydantic import BaseModel, ValidationError
 
-from components.breaker import Breakers, ServiceBreaker
-from components.errors import CircuitOpen, LLMError, LLMUnavailable
+from components.resilience.breaker import Breakers, ServiceBreaker
+from components.resilience.errors import CircuitOpen, LLMError, LLMUnavailable
 from components.settings import Settings
 
 logger = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 When the vector store, the LLM, the reranker or web search is down, each run would otherwise
 wait for its own timeout before falling back. A breaker remembers recent failures across runs:
 after ``fail_max`` consecutive failures that all happen within ``window`` seconds it opens, and
-calls fail fast with :class:`~components.errors.CircuitOpen` for ``reset`` seconds. Then one
+calls fail fast with :class:`~components.resilience.errors.CircuitOpen` for ``reset`` seconds. Then one
 trial call is let through (half-open): success closes the breaker, failure opens it again.
 
 pybreaker provides the state machine (closed / open / half-open, failure and success counters,
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal, cast
 
 import pybreaker
 
-from components.errors import CircuitOpen
+from components.resilience.errors import CircuitOpen
 
 if TYPE_CHECKING:
     from components.settings import Settings

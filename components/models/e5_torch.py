@@ -34,7 +34,7 @@ the port (it is slower and not meant for production).
 
 Public API::
 
-    from components.e5_torch import TorchE5
+    from components.models.e5_torch import TorchE5
     m = TorchE5(bf16=True)                      # loads lazily, on first encode
     D = m.encode(["doc a", "doc b"], is_query=False)   # (2, 384) float32, L2-normalised
     q = m.encode(["how much protein"], is_query=True)

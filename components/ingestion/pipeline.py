@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from components.chunker import chunk_document
-from components.documents import Document
-from components.embedder import Embedder
-from components.loaders import Failure, discover, load_file
-from components.vector_store import DocState, QdrantIndex, chunk_payload
+from components.ingestion.chunker import chunk_document
+from components.ingestion.documents import Document
+from components.ingestion.loaders import Failure, discover, load_file
+from components.models.embedders import Embedder
+from components.stores.qdrant import DocState, QdrantIndex, chunk_payload
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def find_sources(paths: list[str]) -> tuple[list[dict[str, str | None]], list[di
 
 def parse_sources(files: list[dict[str, str | None]], states: dict[str, DocState]) -> ParseResult:
     """Parse every file, keep only documents whose content differs from what is indexed."""
-    from components.loaders import SourceFile
+    from components.ingestion.loaders import SourceFile
 
     out = ParseResult()
     seen: set[str] = set()

@@ -20,14 +20,14 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from threadpoolctl import threadpool_limits
 
-from components.documents import Chunk
-from components.errors import (
+from components.ingestion.documents import Chunk
+from components.resilience.errors import (
     CollectionNotFound,
     EmbeddingMismatch,
     ServiceUnavailable,
     StoreLocked,
 )
-from components.filters import source_prefixes
+from components.retrieval.filters import source_prefixes
 
 log = logging.getLogger(__name__)
 

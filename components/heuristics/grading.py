@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from components.chunker import split_sentences
-from components.extractive import NO_INFO, term_coverage, term_weights
+from components.heuristics.extractive import NO_INFO, term_coverage, term_weights
+from components.ingestion.chunker import split_sentences
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ def _tokenize_default() -> Tokenize:
     global _default_tokenizer
     with _tokenizer_lock:
         if _default_tokenizer is None:
-            from components.text import Tokenizer
+            from components.text.tokenizer import Tokenizer
 
             _default_tokenizer = Tokenizer()
         return _default_tokenizer

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from components.chunker import split_sentences
+from components.ingestion.chunker import split_sentences
 
 log = logging.getLogger(__name__)
 

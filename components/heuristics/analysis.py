@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from components.documents import detect_language
+from components.ingestion.documents import detect_language
 
 # ------------------------------------------------------------------------------- tags
 # Obsidian tags: letters (any script), digits, _ - /; must contain a non-digit; a heading

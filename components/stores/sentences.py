@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from components.embedder import Embedder
-from components.extractive import candidate_sentences
-from components.parents import stitch_parent
-from components.vector_store import QdrantIndex
+from components.heuristics.extractive import candidate_sentences
+from components.models.embedders import Embedder
+from components.retrieval.parents import stitch_parent
+from components.stores.qdrant import QdrantIndex
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from components.documents import Document
-from components.errors import IndexingError
+from components.ingestion.documents import Document
+from components.resilience.errors import IndexingError
 
 log = logging.getLogger(__name__)
 
