@@ -25,7 +25,7 @@ from components.resilience.breaker import from_settings as breakers_from_setting
 from components.resilience.errors import ServiceUnavailable
 from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
-from components.stores.bm25 import BM25Index, cache_path, load, load_any, save, search_text
+from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
 from components.stores.cache import SemanticCache
 from components.stores.qdrant import QdrantIndex
 from components.stores.sentences import SUFFIX, SentenceIndex
@@ -152,7 +152,7 @@ class Components:
             bm = load(path, version=version, signature=sig)
             if bm is None:
                 t0 = time.perf_counter()
-                bm = build_bm25(index, self.tokenizer, version=version)
+                bm = build_from_store(index, self.tokenizer, version=version)
                 save(bm, path)
                 log.info(
                     "built BM25 for %s v%d: %d chunks in %.1fs",
@@ -233,17 +233,3 @@ def shared_components() -> Components:
     mode locks its folder per client, so two would lock each other out (and load the model twice).
     """
     return Components()
-
-
-def build_bm25(index: QdrantIndex, tokenizer: Tokenizer, *, version: int) -> BM25Index:
-    ids: list[str] = []
-    doc_ids: list[str] = []
-    tokens: list[list[str]] = []
-    payloads: list[dict[str, Any]] = []
-    for p in index.scroll(fields=True):
-        pl = dict(p.payload or {})
-        ids.append(str(p.id))
-        doc_ids.append(str(pl.get("doc_id")))
-        tokens.append(tokenizer(search_text(pl)))
-        payloads.append(pl)
-    return BM25Index(ids, doc_ids, tokens, signature=tokenizer.signature, version=version, payloads=payloads)

@@ -27,8 +27,10 @@ from rich.console import Console
 from rich.table import Table
 
 from components.factory import Components
+from components.retrieval.dense import dense_search
 from components.retrieval.fusion import convex, rrf
-from components.retrieval.hybrid import Hit, bm25_search, dense_search
+from components.retrieval.hits import Hit
+from components.retrieval.lexical import bm25_search
 from evals.beir import evaluate, load_beir
 from evals.retrieval import NO_FILTERS, collection_name, documents, make_settings, progress_bar
 
@@ -93,8 +95,10 @@ def candidates(
         for i in range(0, len(ids), BATCH):
             chunk = ids[i : i + BATCH]
             texts = [queries[q] for q in chunk]
-            dense, _ = dense_search(c, texts, NO_FILTERS, limit=n, collection=collection)
-            bm25, _, _ = bm25_search(c, texts, NO_FILTERS, limit=n, collection=collection)
+            dense, _ = dense_search(
+                c.index(collection), c.embedder, texts, NO_FILTERS, limit=n, payloads=c.payload_mirror(collection)
+            )
+            bm25, _ = bm25_search(c.bm25(collection), c.tokenizer, texts, NO_FILTERS, limit=n)
             for q, d, b in zip(chunk, dense, bm25, strict=True):
                 out[q] = (d, b)
             bar.advance(task, len(chunk))

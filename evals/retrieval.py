@@ -49,8 +49,11 @@ from rich.table import Table
 from cli.ingest_cmd import run_ingest
 from components.factory import Components
 from components.models.embedders import Embedder
+from components.retrieval import fusion
+from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
-from components.retrieval.hybrid import DEFAULT_FUSION, FUSION_METHODS, Hit, bm25_search, dense_search, fuse
+from components.retrieval.hits import Hit
+from components.retrieval.lexical import bm25_search
 from components.settings import Settings
 from components.stores.qdrant import QdrantIndex
 from evals.beir import BeirDataset, evaluate, load_beir
@@ -181,25 +184,32 @@ def ingest(c: Components, corpus: Path, *, progress: bool) -> dict[str, Any]:
 # ------------------------------------------------------------------------------- modes
 def bm25_runner(c: Components, collection: str, opts: Options) -> Runner:
     def run(q: str) -> list[str]:
-        hits, _, _ = bm25_search(c, [q], NO_FILTERS, limit=opts.candidates, collection=collection)
+        hits, _ = bm25_search(c.bm25(collection), c.tokenizer, [q], NO_FILTERS, limit=opts.candidates)
         return hit_docs(hits[0], opts.k)
 
     return run
 
 
+def dense_hits(c: Components, collection: str, opts: Options, q: str) -> list[Hit]:
+    """The dense retriever's chunks for one query, as the graph's dense node gets them."""
+    hits, _ = dense_search(
+        c.index(collection), c.embedder, [q], NO_FILTERS, limit=opts.candidates, payloads=c.payload_mirror(collection)
+    )
+    return hits[0]
+
+
 def dense_runner(c: Components, collection: str, opts: Options) -> Runner:
     def run(q: str) -> list[str]:
-        hits, _ = dense_search(c, [q], NO_FILTERS, limit=opts.candidates, collection=collection)
-        return hit_docs(hits[0], opts.k)
+        return hit_docs(dense_hits(c, collection, opts, q), opts.k)
 
     return run
 
 
 def fused_hits(c: Components, collection: str, opts: Options, q: str) -> list[Hit]:
-    dense, _ = dense_search(c, [q], NO_FILTERS, limit=opts.candidates, collection=collection)
-    lexical, _, _ = bm25_search(c, [q], NO_FILTERS, limit=opts.candidates, collection=collection)
+    dense = [dense_hits(c, collection, opts, q)]
+    lexical, _ = bm25_search(c.bm25(collection), c.tokenizer, [q], NO_FILTERS, limit=opts.candidates)
     weights = {"dense": opts.dense_weight, "bm25": opts.bm25_weight}
-    return fuse(dense, lexical, k=opts.rrf_k, weights=weights, method=opts.fusion)
+    return fusion.fuse(dense, lexical, k=opts.rrf_k, weights=weights, method=opts.fusion)
 
 
 def hybrid_runner(c: Components, collection: str, opts: Options) -> Runner:
@@ -578,9 +588,9 @@ def parse_sizes(raw: str) -> tuple[int, ...]:
     return sizes
 
 
-def default_report(dataset: Path, limit: int | None, scaling: bool, fusion: str = DEFAULT_FUSION) -> Path:
+def default_report(dataset: Path, limit: int | None, scaling: bool, fusion_method: str = fusion.DEFAULT) -> Path:
     """evals/reports/retrieval-<dataset>[-<fusion>][-q<N>][-scaling].json: partial runs do not overwrite full ones."""
-    name = f"retrieval-{collection_name(dataset)}" + ("" if fusion == DEFAULT_FUSION else f"-{fusion}")
+    name = f"retrieval-{collection_name(dataset)}" + ("" if fusion_method == fusion.DEFAULT else f"-{fusion_method}")
     if limit:
         name += f"-q{limit}"
     if scaling:
@@ -596,7 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=100, help="depth of each document ranking")
     p.add_argument("--candidates", type=int, default=100, help="chunks each retriever returns")
     p.add_argument("--rrf-k", type=float, default=60.0)
-    p.add_argument("--fusion", choices=FUSION_METHODS, default=DEFAULT_FUSION, help="how hybrid modes join the lists")
+    p.add_argument(
+        "--fusion", choices=list(fusion.METHODS), default=fusion.DEFAULT, help="how hybrid modes join the lists"
+    )
     p.add_argument("--dense-weight", type=float, default=1.0)
     p.add_argument("--bm25-weight", type=float, default=1.0)
     p.add_argument("--rerank-candidates", type=int, default=30, help="fused chunks the cross-encoder rescores")

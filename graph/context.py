@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from components.heuristics.grading import ANSWER_COSINE, CONTEXT_THRESHOLD, SUPPORT_COSINE
+from components.retrieval import fusion as fusion_methods
 
 
 @dataclass
@@ -25,10 +26,11 @@ class Context:
         metadata={"description": "With fusion='rrf': k in Σ w/(k + rank); larger flattens rank differences."},
     )
     fusion: str = field(
-        default="convex",
+        default=fusion_methods.DEFAULT,
         metadata={
-            "description": "How the dense and BM25 lists are joined: 'convex' (weighted mean of min-max-scaled "
-            "scores; better on SciFact and JSQuAD, see the README) or 'rrf' (Reciprocal Rank Fusion, ranks only)."
+            "description": "How the dense and BM25 lists are joined: "
+            + "; ".join(f"'{m.name}' ({m.description})" for m in fusion_methods.METHODS.values())
+            + ". The default measured best on SciFact and JSQuAD (README)."
         },
     )
     dense_weight: float = field(default=1.0, metadata={"description": "Fusion weight of the dense (Qdrant) ranking."})
@@ -110,7 +112,6 @@ class Context:
                 raise ValueError(f"{name} must be between 0 and 10, not {getattr(self, name)}")
         if not 0 < self.cache_threshold <= 1:
             raise ValueError(f"cache_threshold must be in (0, 1], not {self.cache_threshold}")
-        if self.fusion not in ("rrf", "convex"):
-            raise ValueError(f"fusion must be 'rrf' or 'convex', not {self.fusion!r}")
+        fusion_methods.get(self.fusion)  # ValueError naming the registered methods
         if self.top_k < 1 or self.candidates < 1 or self.parent_budget_tokens < 100:
             raise ValueError("top_k and candidates must be >= 1 and parent_budget_tokens >= 100")

@@ -37,7 +37,7 @@ from components.factory import Components, shared_components
 from components.resilience.errors import LLMError
 from graph import routes
 from graph.context import Context
-from graph.routed import chained, destinations, routed
+from graph.routed import chained, destinations, routed, timed
 from graph.state import InputState, OutputState, RAGState
 from nodes.rag import (
     analyze_query,
@@ -62,7 +62,6 @@ from nodes.rag import (
     route_question,
     search_web,
 )
-from nodes.rag.common import timed
 
 
 def build_rag_graph(components: Components | None = None, *, checkpointer: Any = None, store: Any = None) -> Any:

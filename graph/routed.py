@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import time
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
@@ -97,5 +98,19 @@ def chained(first: Any, second: Any) -> Any:
     async def wrapper(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         update = await first(state, runtime=runtime)
         return merge_updates(update, await second(state_after(state, update), runtime=runtime))
+
+    return wrapper
+
+
+def timed(fn: Any) -> Any:
+    """Wrap a node so that each visit is recorded in ``steps`` with its milliseconds."""
+
+    @functools.wraps(fn)
+    async def wrapper(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        out = await fn(state, runtime=runtime)
+        # start: the process clock in seconds, so that a benchmark can tell parallel nodes' overlap
+        step = {"node": fn.__name__, "ms": round((time.perf_counter() - t0) * 1000, 3), "start": round(t0, 6)}
+        return {**out, "steps": [*(out.get("steps") or []), step]}
 
     return wrapper

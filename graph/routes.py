@@ -11,8 +11,19 @@ from typing import Literal
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.state import RAGState
-from nodes.rag.check_cache import cacheable
+from graph.state import RAGState, prior_turns, verdict
+
+
+def cacheable(state: RAGState, ctx: Context) -> bool:
+    """Only first questions without personal data, in Q&A mode, with the cache switched on."""
+    guard = state.get("guardrail")
+    return bool(
+        ctx.cache
+        and state.get("mode", "qa") == "qa"
+        and state.get("question")
+        and not (guard and guard["pii"])
+        and not any(m.type == "ai" for m in prior_turns(state))
+    )
 
 
 def _ctx(runtime: Runtime[Context] | None) -> Context:
@@ -53,7 +64,7 @@ def after_context_grade(
     state: RAGState, runtime: Runtime[Context]
 ) -> Literal["fetch_parents", "rewrite_query", "search_web", "fallback_answer"]:
     ctx = _ctx(runtime)
-    if (state.get("context_verdict") or {}).get("relevant"):
+    if verdict(state, "context_verdict"):
         return "fetch_parents"
     # corrective RAG: the web when it is on, else another phrasing, until the cap
     if ctx.web_search and (state.get("trace") or {}).get("web_available"):
@@ -70,7 +81,7 @@ def after_web_search(state: RAGState) -> Literal["generate_answer", "fallback_an
 def after_hallucination_check(
     state: RAGState, runtime: Runtime[Context]
 ) -> Literal["grade_answer", "generate_answer", "fallback_answer"]:
-    if (state.get("hallucination") or {}).get("grounded", True):
+    if verdict(state, "hallucination") is not False:
         return "grade_answer"
     if int(state.get("hallucination_failures") or 0) <= _ctx(runtime).max_regenerations:
         return "generate_answer"
@@ -80,7 +91,7 @@ def after_hallucination_check(
 def after_answer_grade(
     state: RAGState, runtime: Runtime[Context]
 ) -> Literal["guard_output", "rewrite_query", "fallback_answer"]:
-    if (state.get("answer_verdict") or {}).get("useful", True):
+    if verdict(state, "answer_verdict") is not False:
         return "guard_output"
     if state.get("route") == "web_search":
         return "fallback_answer"

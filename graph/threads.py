@@ -24,10 +24,12 @@ from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from components.factory import Components
 from components.settings import Settings
+from graph.profiles import delete_profile, read_profile, write_profile
 from graph.rag import build_rag_graph
-from nodes.rag.analyze_query import PROFILE_KEY, profile_namespace
 
 log = logging.getLogger(__name__)
+
+__all__ = ["default_db_path", "delete_profile", "open_rag_graph", "open_store", "read_profile", "write_profile"]
 
 DB_NAME = "threads.sqlite"
 
@@ -64,20 +66,3 @@ async def open_rag_graph(components: Components, *, db_path: Path | None = None)
         await saver.setup()
         log.debug("threads and profiles in %s", path)
         yield build_rag_graph(components, checkpointer=saver, store=store)
-
-
-async def read_profile(store: AsyncSqliteStore, user_id: str) -> dict[str, Any] | None:
-    """The stored profile, or None when the user has none."""
-    item = await store.aget(profile_namespace(user_id), PROFILE_KEY)
-    return dict(item.value) if item is not None else None
-
-
-async def write_profile(store: AsyncSqliteStore, user_id: str, filters: dict[str, Any]) -> dict[str, Any]:
-    """Replace the user's default filters (the profile is what the next question starts from)."""
-    value = {"filters": filters}
-    await store.aput(profile_namespace(user_id), PROFILE_KEY, value)
-    return value
-
-
-async def delete_profile(store: AsyncSqliteStore, user_id: str) -> None:
-    await store.adelete(profile_namespace(user_id), PROFILE_KEY)

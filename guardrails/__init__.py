@@ -5,15 +5,8 @@ detection in process, with no model. NeMo Guardrails' rails and Presidio's analy
 into the same entry points (``injection_checks=``, ``pii_detector=``) when they arrive.
 """
 
-from guardrails.input import (
-    MAX_INPUT_CHARS,
-    REFUSAL,
-    TOO_LONG,
-    InputVerdict,
-    check_input,
-    curated_injection,
-    refusal,
-)
+from components.text.messages import REFUSAL, TOO_LONG
+from guardrails.input import MAX_INPUT_CHARS, InputVerdict, check_input, curated_injection, refusal
 from guardrails.output import OutputVerdict, check_output
 from guardrails.patterns import PIIMatch, find_injection, find_pii, redact
 

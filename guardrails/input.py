@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from components.text.messages import REFUSAL, TOO_LONG
 from guardrails.patterns import PIIMatch, find_injection, find_pii, redact
 
 log = logging.getLogger(__name__)
@@ -27,18 +28,6 @@ MAX_INPUT_CHARS = 4000
 
 InjectionCheck = Callable[[str], str | None]
 PIIDetector = Callable[[str], list[PIIMatch]]
-
-REFUSAL = {
-    "ja": "申し訳ありませんが、このご依頼にはお応えできません。"
-    "お手持ちの文書やノートの内容についてのご質問でしたら、喜んでお手伝いします。",
-    "en": "Sorry, I can't help with that request. "
-    "I'm happy to answer questions about the contents of your documents and notes.",
-}
-
-TOO_LONG = {
-    "ja": "ご質問が長すぎます。{limit} 文字以内で、知りたいことを短くまとめて質問してください。",
-    "en": "Your question is too long. Please ask it in at most {limit} characters.",
-}
 
 
 class InputVerdict(BaseModel):

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import calendar
 import re
-import threading
 import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from components.ingestion.documents import detect_language
+from components.text.language import detect_language, has_japanese, mecab
 
 # ------------------------------------------------------------------------------- tags
 # Obsidian tags: letters (any script), digits, _ - /; must contain a non-digit; a heading
@@ -37,7 +36,6 @@ from components.ingestion.documents import detect_language
 # character may precede the "#" (「2024年の#料理」), since Japanese is written without spaces.
 _TAG = re.compile(r"(?<![A-Za-z0-9_&/:.=#-])#([^\s#.,;:!?。、，．！？「」『』()（）\[\]{}\"'`]+)")
 _TAGGED = re.compile(r"\b(?:tagged(?:\s+with)?|with\s+(?:the\s+)?tag)\s+([\w/-]+)", re.IGNORECASE)
-_JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 # ------------------------------------------------------------------------------- dates
 _MONTHS = {m.lower(): i for i in range(1, 13) for m in (calendar.month_name[i], calendar.month_abbr[i]) if m}
@@ -240,29 +238,16 @@ def analyze_query(
 
 
 # ------------------------------------------------------------------------------- tags
-_tagger_local = threading.local()
-
-
-def _tagger() -> Any:
-    t = getattr(_tagger_local, "tagger", None)
-    if t is None:
-        import fugashi
-
-        t = fugashi.Tagger()
-        _tagger_local.tagger = t
-    return t
-
-
 def _trim_japanese_tag(tag: str) -> str:
     """``料理のメモ`` → ``料理``: Japanese has no spaces, so a tag runs into the next words.
 
     Obsidian itself would read the whole run as the tag, but a question like 「#料理のメモ」
     means the tag 料理; cut before the first particle or auxiliary.
     """
-    if not _JA_CHAR.search(tag):
+    if not has_japanese(tag):
         return tag
     out = ""
-    for tok in _tagger()(tag):
+    for tok in mecab()(tag):
         if tok.feature.pos1 in {"助詞", "助動詞"} and out:
             break
         out += tok.surface
@@ -280,7 +265,7 @@ def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, _Span, s
         if raw.lower() not in known_map:
             # longest known tag that the run starts with, else cut Japanese at a particle
             prefix = max((k for k in known_map if raw.lower().startswith(k)), key=len, default="")
-            tag = raw[: len(prefix)] if prefix and _JA_CHAR.search(raw) else _trim_japanese_tag(raw)
+            tag = raw[: len(prefix)] if prefix and has_japanese(raw) else _trim_japanese_tag(raw)
         tag = known_map.get(tag.lower(), tag)
         end = m.start(1) + len(tag)
         found.append((tag, _Span(m.start(), end), f"'#{tag}'"))

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from components.ingestion.chunker import split_sentences
-
-NO_INFO = {"ja": "情報が見つかりませんでした。", "en": "No information found in the indexed documents."}
+from components.text.language import KANJI, has_japanese
+from components.text.messages import NO_INFO
+from components.text.sentences import candidate_sentences
 
 #: weight of the lexical coverage and of the (rescaled) cosine in a sentence's score
 LEXICAL_WEIGHT = 0.7
@@ -57,11 +57,7 @@ _ASK_AMOUNT = re.compile(
 )
 _SAYS_AMOUNT = re.compile(r"\d")
 
-_JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-_KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _HIRAGANA_TAIL = re.compile(r"[\u3041-\u309f]+$")
-_MARKUP = re.compile(r"\*\*|__|`")
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _JA_STOPS = "。！？"
 
 
@@ -74,10 +70,10 @@ class Extract:
 
 def _ja_stem(term: str) -> str | None:
     """``入れる`` → ``入れ``: an inflecting Japanese word without its last kana, if ≥ 2 chars remain."""
-    if not _KANJI.search(term) or not _HIRAGANA_TAIL.search(term):
+    if not KANJI.search(term) or not _HIRAGANA_TAIL.search(term):
         return None
     stem = term[:-1]
-    return stem if len(stem) >= 2 and _KANJI.search(stem) else None
+    return stem if len(stem) >= 2 and KANJI.search(stem) else None
 
 
 def term_weights(q_terms: Sequence[str], idf: Mapping[str, float] | None) -> dict[str, float]:
@@ -116,7 +112,7 @@ def term_coverage(
     for t in weight:
         if t in have:
             found += weight[t]
-        elif _JA_CHAR.search(t):
+        elif has_japanese(t):
             stem = _ja_stem(t)
             if (len(t) >= 2 and t in text) or (stem is not None and stem in text):
                 found += weight[t]
@@ -205,20 +201,4 @@ def join_cited(sentences: Sequence[tuple[str, int]], language: str) -> str:
         if out and not (language == "ja" and out[-1] in _JA_STOPS):
             out += " "
         out += piece
-    return out
-
-
-def candidate_sentences(text: str) -> list[str]:
-    """The sentences of a passage an answer may quote, in reading order.
-
-    One per line at most (list items and table rows stay apart), markup and bullets removed,
-    whitespace collapsed, fragments under 8 characters left out. Ingestion embeds exactly
-    these (components/stores/sentences.py), so they must not change without a re-sync.
-    """
-    out: list[str] = []
-    for line in text.split("\n"):
-        line = _BULLET.sub("", _MARKUP.sub("", line)).strip()
-        if not line or line.startswith("|---") or line.startswith("#"):
-            continue
-        out.extend(s for s in (" ".join(s.split()) for s in split_sentences(line)) if len(s) >= 8)
     return out

@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from components.heuristics.extractive import NO_INFO, term_coverage, term_weights
-from components.ingestion.chunker import split_sentences
+from components.heuristics.extractive import term_coverage, term_weights
+from components.text.messages import NO_INFO
+from components.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
 

@@ -8,15 +8,19 @@ with an overlap of whole sentences carried to the next chunk.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from components.ingestion.documents import Chunk, Document
+from components.text.sentences import split_sentences
+
+log = logging.getLogger(__name__)
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # a sentence ends after .!? followed by space, or after 。！？ (and closing brackets) anywhere
-_SENT_END = re.compile(r"(?<=[。！？!?])[」』）)\"']*|(?<=[.!?])[\"')\]]*(?=\s)|\n{2,}")
 
 
 @dataclass
@@ -52,22 +56,6 @@ def split_sections(text: str) -> list[Section]:
             buf.append(line)
     flush()
     return sections
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences with their trailing whitespace kept, so ``"".join`` gives the text back."""
-    out: list[str] = []
-    start = 0
-    for m in _SENT_END.finditer(text):
-        end = m.end()
-        while end < len(text) and text[end] in " \t\n":
-            end += 1
-        if end > start:
-            out.append(text[start:end])
-            start = end
-    if start < len(text):
-        out.append(text[start:])
-    return out
 
 
 def _pieces(sentence: str, size: int) -> list[str]:
@@ -142,3 +130,59 @@ def chunk_document(doc: Document, *, size: int = 800, overlap: int = 120) -> lis
     for c in chunks:
         c.total = len(chunks)
     return chunks
+
+
+# ------------------------------------------------------------------ stitching (chunking undone)
+
+_MAX_WHITESPACE_GAP = 4
+_MISSING = "\n…\n"
+
+
+def _whitespace(prev: str, n: int) -> str:
+    """Best guess for ``n`` characters of whitespace stripped off a chunk's end.
+
+    Chunks are stored stripped; where two chunks do not overlap, the whitespace between them
+    is known only by its length: one character after Latin text is a space, otherwise line breaks.
+    """
+    if n == 1 and prev and prev[-1].isascii():
+        return " "
+    return "\n" * min(n, 2)
+
+
+def stitch_parent(chunks: list[dict[str, Any]]) -> str:
+    """The section's text rebuilt from its chunks (payload dicts) by their offsets.
+
+    Overlapping parts are taken once. Stored chunk texts are stripped, so a chunk's text
+    starts at ``parent_start`` plus the leading whitespace it lost (found by matching the
+    text already placed). A hole longer than a few characters (a chunk missing from the
+    list) is marked with an ellipsis rather than filled with invented text.
+    """
+    ordered = sorted(
+        (c for c in chunks if c.get("text")),
+        key=lambda c: (int(c.get("parent_start") or 0), int(c.get("chunk_index") or 0)),
+    )
+    out = ""
+    for c in ordered:
+        text = str(c["text"])
+        start = int(c.get("parent_start") or 0)
+        end = int(c.get("parent_end") or start + len(text))
+        if start >= len(out):
+            gap = start - len(out)
+            if not out:
+                out = text
+            elif gap <= _MAX_WHITESPACE_GAP:
+                out += _whitespace(out, gap) + text
+            else:
+                out += _MISSING + text
+            continue
+        slack = max(0, end - start - len(text))
+        for d in range(slack + 1):
+            placed = out[start + d :]
+            if text.startswith(placed) or placed.startswith(text):
+                out += text[len(placed) :]
+                break
+        else:  # offsets disagree with the text (a rewritten document?): join on the longest overlap
+            k = next((k for k in range(min(len(out), len(text)), 0, -1) if out.endswith(text[:k])), 0)
+            log.debug("stitch: chunk %s does not sit at its offset; joined on %d shared chars", c.get("chunk_id"), k)
+            out += text[k:] if k else _MISSING + text
+    return out

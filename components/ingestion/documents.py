@@ -4,27 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_JA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
-_LATIN = re.compile(r"[A-Za-z]")
-
-
-def detect_language(text: str) -> str:
-    """``ja``, ``en`` or ``und`` from the share of kana/kanji among letters.
-
-    A script count is enough to tell the two languages this project serves apart and costs
-    microseconds per chunk; a statistical detector would add a dependency for no gain here.
-    """
-    sample = text[:4000]
-    ja = len(_JA.findall(sample))
-    latin = len(_LATIN.findall(sample))
-    if ja == 0 and latin == 0:
-        return "und"
-    # Japanese characters carry about four Latin letters' worth of content each.
-    return "ja" if ja * 4 >= latin * 0.5 else "en"
+from components.text.language import detect_language
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Find and parse source files: Markdown (Obsidian), text, HTML, PDF and BEIR-style JSONL.
+"""Find and parse source files: Markdown (Obsidian), text, HTML, PDF and BEIR-style JSONL (``LOADERS``).
 
 Each loader turns one file into ``Document`` records or raises ``IndexingError`` with the
 reason in plain words; the ingestion run reports it and goes on with the other files.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -20,15 +20,6 @@ from components.resilience.errors import IndexingError
 
 log = logging.getLogger(__name__)
 
-SUPPORTED = {
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".txt": "text",
-    ".html": "html",
-    ".htm": "html",
-    ".pdf": "pdf",
-    ".jsonl": "jsonl",
-}
 _SKIP_DIRS = {".obsidian", ".git", ".trash", "node_modules", "__pycache__", ".rag"}
 
 
@@ -428,17 +419,37 @@ def iter_jsonl(src: SourceFile) -> Iterator[Document | Failure]:
             yield Failure(str(src.path), "file is empty")
 
 
+Loader = Callable[[SourceFile], Iterable[Document | Failure]]
+"""One file in, its documents out (or Failures for the parts that could not be read); raises
+IndexingError, with the reason in plain words, when the whole file cannot be read."""
+
+LOADERS: dict[str, Loader] = {
+    ".md": load_markdown,
+    ".markdown": load_markdown,
+    ".txt": load_text,
+    ".html": load_html,
+    ".htm": load_html,
+    ".pdf": load_pdf,
+    ".jsonl": iter_jsonl,
+}
+"""The registry: file extension (lower case) → loader. A new format is a function above and a line here."""
+SUPPORTED = frozenset(LOADERS)
+
+
 def load_file(src: SourceFile) -> Iterator[Document | Failure]:
     """Documents of one file, or Failures explaining what could not be read."""
-    kind = SUPPORTED.get(src.path.suffix.lower())
+    loader = LOADERS.get(src.path.suffix.lower())
+    if loader is None:
+        yield Failure(
+            str(src.path),
+            f"unsupported file type {src.path.suffix or '(none)'}; supported: {', '.join(sorted(SUPPORTED))}",
+        )
+        return
     try:
-        if kind == "jsonl":
-            yield from iter_jsonl(src)
-            return
-        loader = {"markdown": load_markdown, "text": load_text, "html": load_html, "pdf": load_pdf}[kind or ""]
-        for doc in loader(src):
-            doc.origin = str(src.path)
-            yield doc
+        for item in loader(src):
+            if isinstance(item, Document) and item.origin is None:
+                item.origin = str(src.path)
+            yield item
     except IndexingError as e:
         yield Failure(str(src.path), str(e))
     except OSError as e:

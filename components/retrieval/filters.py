@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from qdrant_client import models
 
 from components.resilience.errors import QueryError
+from components.stores.qdrant import norm_prefix
 
 Predicate = Callable[[dict[str, Any]], bool]
 
@@ -256,20 +257,3 @@ def _cmp(x: Any, b: dict[str, Any]) -> bool:
         and ("gt" not in b or x > b["gt"])
         and ("lt" not in b or x < b["lt"])
     )
-
-
-def norm_prefix(prefix: str) -> str:
-    """Prefix filters match whole path segments: ``/notes/a`` matches ``/notes/a/x.md``."""
-    return prefix.rstrip("/") or "/"
-
-
-def source_prefixes(source: str) -> list[str]:
-    """Every segment prefix of a path or URL, stored so a prefix filter is a keyword match."""
-    if "://" in source:
-        scheme, rest = source.split("://", 1)
-        parts = rest.split("/")
-        out = [f"{scheme}://{'/'.join(parts[:i])}" for i in range(1, len(parts) + 1)]
-    else:
-        parts = source.split("/")
-        out = ["/".join(parts[:i]) or "/" for i in range(1, len(parts) + 1)]
-    return sorted({norm_prefix(p) for p in out if p})

@@ -13,32 +13,18 @@ cut at sentence ends, else the hit chunk alone; the expansion stops when the bud
 from __future__ import annotations
 
 import logging
-import math
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from components.ingestion.chunker import split_sentences
+from components.ingestion.chunker import stitch_parent
+from components.text.language import estimate_tokens
+from components.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff9f\u3000-\u303f]")
 #: a hole this long between two stored chunks is a missing chunk, not stripped whitespace
-_MAX_WHITESPACE_GAP = 4
-_MISSING = "\n…\n"
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens of ``text`` for budgeting, without a tokenizer.
-
-    Multilingual tokenizers spend about one token per Japanese character and about 1.3 per
-    English word; budgets only need the right order of magnitude, and this costs nothing.
-    """
-    cjk = len(_CJK.findall(text))
-    words = len(_CJK.sub(" ", text).split())
-    return cjk + math.ceil(words * 1.3)
 
 
 class Passage(BaseModel):
@@ -59,56 +45,6 @@ class Passage(BaseModel):
 
 
 # ------------------------------------------------------------------ stitching
-
-
-def _whitespace(prev: str, n: int) -> str:
-    """Best guess for ``n`` characters of whitespace stripped off a chunk's end.
-
-    Chunks are stored stripped; where two chunks do not overlap, the whitespace between them
-    is known only by its length: one character after Latin text is a space, otherwise line breaks.
-    """
-    if n == 1 and prev and prev[-1].isascii():
-        return " "
-    return "\n" * min(n, 2)
-
-
-def stitch_parent(chunks: list[dict[str, Any]]) -> str:
-    """The section's text rebuilt from its chunks (payload dicts) by their offsets.
-
-    Overlapping parts are taken once. Stored chunk texts are stripped, so a chunk's text
-    starts at ``parent_start`` plus the leading whitespace it lost (found by matching the
-    text already placed). A hole longer than a few characters (a chunk missing from the
-    list) is marked with an ellipsis rather than filled with invented text.
-    """
-    ordered = sorted(
-        (c for c in chunks if c.get("text")),
-        key=lambda c: (int(c.get("parent_start") or 0), int(c.get("chunk_index") or 0)),
-    )
-    out = ""
-    for c in ordered:
-        text = str(c["text"])
-        start = int(c.get("parent_start") or 0)
-        end = int(c.get("parent_end") or start + len(text))
-        if start >= len(out):
-            gap = start - len(out)
-            if not out:
-                out = text
-            elif gap <= _MAX_WHITESPACE_GAP:
-                out += _whitespace(out, gap) + text
-            else:
-                out += _MISSING + text
-            continue
-        slack = max(0, end - start - len(text))
-        for d in range(slack + 1):
-            placed = out[start + d :]
-            if text.startswith(placed) or placed.startswith(text):
-                out += text[len(placed) :]
-                break
-        else:  # offsets disagree with the text (a rewritten document?): join on the longest overlap
-            k = next((k for k in range(min(len(out), len(text)), 0, -1) if out.endswith(text[:k])), 0)
-            log.debug("stitch: chunk %s does not sit at its offset; joined on %d shared chars", c.get("chunk_id"), k)
-            out += text[k:] if k else _MISSING + text
-    return out
 
 
 # ------------------------------------------------------------------ expansion
@@ -147,7 +83,7 @@ def _window(parent: str, spans: list[tuple[int, int]], budget: int, count_tokens
 
 
 def expand_to_parents(
-    results: list[dict[str, Any]],
+    results: Sequence[Mapping[str, Any]],
     fetch: Callable[[list[str]], list[dict[str, Any]]],
     *,
     budget_tokens: int = 3000,
@@ -163,7 +99,7 @@ def expand_to_parents(
     """
     if budget_tokens <= 0:
         raise ValueError(f"budget_tokens must be positive, not {budget_tokens}")
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[Mapping[str, Any]]] = {}
     for i, r in enumerate(results):
         key = str(r.get("parent_id") or f"\x00chunk{i}")
         groups.setdefault(key, []).append(r)
@@ -206,7 +142,7 @@ def expand_to_parents(
 
 
 def _expand(
-    hits: list[dict[str, Any]], siblings: list[dict[str, Any]], budget: int, count_tokens: Callable[[str], int]
+    hits: list[Mapping[str, Any]], siblings: list[dict[str, Any]], budget: int, count_tokens: Callable[[str], int]
 ) -> tuple[str | None, Literal["parent", "window", "chunk"]]:
     """Text for one parent's hits within ``budget``: whole parent, window, chunks, or None."""
     if siblings:

@@ -25,6 +25,9 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from components.stores.qdrant import QdrantIndex
+from components.text.tokenizer import Tokenizer
+
 log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 3
@@ -242,3 +245,18 @@ def cache_state(path: Path) -> dict[str, Any]:
         }
     except Exception as e:
         return {"path": str(path), "exists": True, "error": str(e)}
+
+
+def build_from_store(index: QdrantIndex, tokenizer: Tokenizer, *, version: int) -> BM25Index:
+    """A BM25 index over every chunk stored in ``index`` (payloads kept), at the store's ``version``."""
+    ids: list[str] = []
+    doc_ids: list[str] = []
+    tokens: list[list[str]] = []
+    payloads: list[dict[str, Any]] = []
+    for p in index.scroll(fields=True):
+        pl = dict(p.payload or {})
+        ids.append(str(p.id))
+        doc_ids.append(str(pl.get("doc_id")))
+        tokens.append(tokenizer(search_text(pl)))
+        payloads.append(pl)
+    return BM25Index(ids, doc_ids, tokens, signature=tokenizer.signature, version=version, payloads=payloads)

@@ -27,7 +27,6 @@ from components.resilience.errors import (
     ServiceUnavailable,
     StoreLocked,
 )
-from components.retrieval.filters import source_prefixes
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +69,23 @@ def _ts(iso: str | None) -> float | None:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
+
+
+def norm_prefix(prefix: str) -> str:
+    """Prefix filters match whole path segments: ``/notes/a`` matches ``/notes/a/x.md``."""
+    return prefix.rstrip("/") or "/"
+
+
+def source_prefixes(source: str) -> list[str]:
+    """Every segment prefix of a path or URL, stored so a prefix filter is a keyword match."""
+    if "://" in source:
+        scheme, rest = source.split("://", 1)
+        parts = rest.split("/")
+        out = [f"{scheme}://{'/'.join(parts[:i])}" for i in range(1, len(parts) + 1)]
+    else:
+        parts = source.split("/")
+        out = ["/".join(parts[:i]) or "/" for i in range(1, len(parts) + 1)]
+    return sorted({norm_prefix(p) for p in out if p})
 
 
 def chunk_payload(c: Chunk, content_hash: str) -> dict[str, Any]:

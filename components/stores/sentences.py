@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from components.heuristics.extractive import candidate_sentences
+from components.ingestion.chunker import stitch_parent
 from components.models.embedders import Embedder
-from components.retrieval.parents import stitch_parent
 from components.stores.qdrant import QdrantIndex
+from components.text.sentences import candidate_sentences
 
 log = logging.getLogger(__name__)
 

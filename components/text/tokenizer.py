@@ -10,13 +10,13 @@ first keeps ``BM25`` one token whether it appears in an English or a Japanese se
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
 from functools import lru_cache
 from typing import Any
 
+from components.text.language import has_japanese, mecab
+
 _RUN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?|[^\sa-z0-9]+")
-_JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _WORD = re.compile(r"\w+")
 # parts of speech that carry no topic: particles, auxiliaries, symbols, blanks, pronouns
 # (これ, 何, どこ); with stopwords on, also light verbs and adjectives (する, いる, ある, なる,
@@ -159,12 +159,11 @@ ENGLISH_STOPWORDS = frozenset(
 
 
 class Tokenizer:
-    """Callable ``text -> list[str]``; thread-safe (MeCab taggers are not shared across threads)."""
+    """Callable ``text -> list[str]``; thread-safe (each thread has its own MeCab tagger)."""
 
     def __init__(self, *, stem: bool = True, stopwords: bool = True) -> None:
         self.stem = stem
         self.stopwords = stopwords
-        self._local = threading.local()
         self._stemmer: Any = None
         if stem:
             import snowballstemmer
@@ -175,15 +174,6 @@ class Tokenizer:
     def signature(self) -> str:
         """Identity of the token stream, so a cached index built differently is not reused."""
         return f"v2:stem={int(self.stem)}:stop={int(self.stopwords)}"
-
-    def _tagger(self) -> Any:
-        tagger = getattr(self._local, "tagger", None)
-        if tagger is None:
-            import fugashi
-
-            tagger = fugashi.Tagger()
-            self._local.tagger = tagger
-        return tagger
 
     def __call__(self, text: str) -> list[str]:
         text = unicodedata.normalize("NFKC", text).lower()
@@ -196,8 +186,8 @@ class Tokenizer:
                 if self.stopwords and w in ENGLISH_STOPWORDS:
                     continue
                 out.append(self._stem(w) if self.stem else w)
-            elif _JA_CHAR.search(run):
-                for tok in self._tagger()(run):
+            elif has_japanese(run):
+                for tok in mecab()(run):
                     f = tok.feature
                     if f.pos1 in _JA_DROP:
                         continue

@@ -22,6 +22,7 @@ from components.heuristics.analysis import analyze_query as analyze_rules
 from components.resilience.errors import RAGError
 from components.retrieval.filters import SearchFilters
 from graph.context import Context
+from graph.profiles import read_profile
 from graph.state import RAGState
 from nodes.rag import prompts
 from nodes.rag.common import ask_llm, log_error
@@ -29,22 +30,6 @@ from nodes.rag.schemas import ExtractedFilters
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
-
-
-PROFILE_KEY = "profile"
-
-
-def profile_namespace(user_id: str) -> tuple[str, str]:
-    """Where a user's profile lives in the LangGraph store (shared with ``rag profile``)."""
-    return ("users", user_id)
-
-
-async def read_profile(runtime: Runtime[Context], user_id: str) -> dict[str, Any]:
-    """The user's stored profile, or {} (no store, no user, nothing stored)."""
-    if not user_id or runtime.store is None:
-        return {}
-    item = await runtime.store.aget(profile_namespace(user_id), PROFILE_KEY)
-    return dict(item.value) if item is not None else {}
 
 
 def make(c: Components) -> Node:
@@ -84,7 +69,7 @@ def make(c: Components) -> Node:
                 analysis["path"] = "llm"
                 if extra:
                     analysis["explanations"].append(f"LLM: {extra}")
-        profile = await read_profile(runtime, ctx.user_id)
+        profile = await read_profile(runtime.store, ctx.user_id) or {}
         defaults = dict(profile.get("filters") or {})
         merged = {**defaults, **found, **given}
         try:

@@ -14,10 +14,11 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import LLMUnavailable
+from components.text import messages
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import RAGState, language_of, prior_turns
 from nodes.rag import prompts
-from nodes.rag.common import language_of, log_error, prior_turns, use_llm
+from nodes.rag.common import log_error, use_llm
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -28,7 +29,9 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         lang = language_of(state)
         if use_llm(c, ctx, "generator", ctx.generator_model):
-            system = prompts.DIRECT_SYSTEM.format(language_name=prompts.LANGUAGE_NAMES.get(lang, "the user's language"))
+            system = prompts.DIRECT_SYSTEM.format(
+                language_name=messages.LANGUAGE_NAMES.get(lang, "the user's language")
+            )
             msgs: list[Any] = [
                 SystemMessage(system),
                 *prior_turns(state)[-6:],
@@ -40,7 +43,7 @@ def make(c: Components) -> Node:
             except LLMUnavailable as e:
                 log_error("llm", "answer_directly", state, e)
         return {
-            "answer": prompts.pick(prompts.NEEDS_MODEL, lang),
+            "answer": messages.pick(messages.NEEDS_MODEL, lang),
             "path": "none",
             "sources": [],
             "confidence": 0.0,

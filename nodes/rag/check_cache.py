@@ -17,23 +17,12 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import RAGError
 from graph.context import Context
+from graph.routes import cacheable
 from graph.state import RAGState
-from nodes.rag.common import log_error, prior_turns
+from nodes.rag.common import log_error
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
-
-
-def cacheable(state: RAGState, ctx: Context) -> bool:
-    """Only first questions without personal data, in Q&A mode, with the cache switched on."""
-    guard = state.get("guardrail") or {}
-    return bool(
-        ctx.cache
-        and state.get("mode", "qa") == "qa"
-        and state.get("question")
-        and not guard.get("pii")
-        and not any(m.type == "ai" for m in prior_turns(state))
-    )
 
 
 def cache_scope(c: Components, state: RAGState, ctx: Context) -> str:

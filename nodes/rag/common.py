@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import logging
-import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage
-from langgraph.runtime import Runtime
+from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from components.resilience.errors import RAGError
@@ -20,22 +17,10 @@ from graph.state import RAGState
 if TYPE_CHECKING:
     from components.factory import Components
     from components.models.chat import Role
-    from nodes.types import RAGNode
 
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def question_of(state: RAGState) -> str:
-    """The explicit question, else the last human message (chat clients send only messages)."""
-    q = (state.get("question") or "").strip()
-    if q:
-        return q
-    for m in reversed(state.get("messages") or []):
-        if isinstance(m, HumanMessage) and isinstance(m.content, str):
-            return m.content.strip()
-    return ""
 
 
 def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any) -> dict[str, Any]:
@@ -59,29 +44,6 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "parent_id": payload.get("parent_id"),
         **extra,
     }
-
-
-def language_of(state: RAGState) -> str:
-    """The question's language (ja or en); English when undetermined."""
-    lang = state.get("language") or "en"
-    return lang if lang in ("ja", "en") else "en"
-
-
-def prior_turns(state: RAGState) -> list[AnyMessage]:
-    """Messages before the current question (the thread's history)."""
-    msgs = list(state.get("messages") or [])
-    for i in range(len(msgs) - 1, -1, -1):
-        if isinstance(msgs[i], HumanMessage):
-            return msgs[:i]
-    return msgs
-
-
-def previous_question(state: RAGState) -> str:
-    """The thread's previous human message ('' on a first question)."""
-    for m in reversed(prior_turns(state)):
-        if isinstance(m, HumanMessage) and isinstance(m.content, str):
-            return m.content.strip()
-    return ""
 
 
 def use_llm(c: Components, ctx: Context, role: Role, override: str = "") -> bool:
@@ -126,20 +88,6 @@ def log_error(kind: str, node: str, state: RAGState, error: BaseException) -> No
         type(error).__name__,
         error,
     )
-
-
-def timed(fn: RAGNode) -> RAGNode:
-    """Wrap a node so that each visit is recorded in ``steps`` with its milliseconds."""
-
-    @functools.wraps(fn)
-    async def wrapper(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-        t0 = time.perf_counter()
-        out = await fn(state, runtime=runtime)
-        # start: the process clock in seconds, so that a benchmark can tell parallel nodes' overlap
-        step = {"node": fn.__name__, "ms": round((time.perf_counter() - t0) * 1000, 3), "start": round(t0, 6)}
-        return {**out, "steps": [*(out.get("steps") or []), step]}
-
-    return wrapper  # type: ignore[return-value]
 
 
 def numbered(texts: Iterable[str]) -> str:

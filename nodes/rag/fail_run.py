@@ -7,10 +7,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.text import messages
 from graph.context import Context
-from graph.state import RAGState
-from nodes.rag import prompts
-from nodes.rag.common import language_of
+from graph.state import RAGState, language_of
 from nodes.types import RAGNode as Node
 
 
@@ -18,7 +17,7 @@ def make(c: Components) -> Node:
     async def fail_run(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         rid = state.get("request_id") or "-"
         return {
-            "answer": prompts.pick(prompts.ERROR_MESSAGE, language_of(state)).format(request_id=rid),
+            "answer": messages.pick(messages.ERROR_MESSAGE, language_of(state)).format(request_id=rid),
             "sources": [],
             "confidence": 0.0,
             "path": "none",

@@ -12,10 +12,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.text import messages
 from graph.context import Context
-from graph.state import RAGState
-from nodes.rag import prompts
-from nodes.rag.common import language_of
+from graph.state import RAGState, language_of, verdict
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -25,11 +24,11 @@ def fallback_reason(state: RAGState, ctx: Context) -> str:
     """Which limit ended the run, in words."""
     if state.get("fallback_reason"):
         return str(state.get("fallback_reason"))
-    if (state.get("hallucination") or {}).get("grounded") is False:
+    if verdict(state, "hallucination") is False:
         return f"answer not grounded after {ctx.max_regenerations} regeneration(s)"
-    if (state.get("answer_verdict") or {}).get("useful") is False:
+    if verdict(state, "answer_verdict") is False:
         return f"answer not useful after {ctx.max_answer_rewrites} rewrite(s)"
-    if (state.get("context_verdict") or {}).get("relevant") is False:
+    if verdict(state, "context_verdict") is False:
         return f"no relevant context after {ctx.max_context_rewrites} rewrite(s)"
     return "no answer could be produced"
 
@@ -52,7 +51,7 @@ def make(c: Components) -> Node:
             (state.get("question") or "")[:200],
         )
         return {
-            "answer": prompts.pick(prompts.FALLBACK, language_of(state)),
+            "answer": messages.pick(messages.FALLBACK, language_of(state)),
             "sources": [],
             "confidence": 0.0,
             "fallback_reason": reason,

@@ -28,7 +28,8 @@ def make(c: Components) -> Node:
     async def fetch_parents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         results = list(state.get("results") or [])[: ctx.sources]
-        ranks = set((state.get("context_verdict") or {}).get("ranks") or range(1, len(results) + 1))
+        verdict = state.get("context_verdict")
+        ranks = set((verdict["ranks"] if verdict else None) or range(1, len(results) + 1))
         relevant = [r for i, r in enumerate(results, start=1) if i in ranks]
         collection = ctx.collection or None
 

@@ -16,8 +16,9 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import RAGError
 from graph.context import Context
-from graph.state import RAGState
-from nodes.rag.check_cache import cache_scope, cacheable
+from graph.routes import cacheable
+from graph.state import RAGState, input_reset, verdict
+from nodes.rag.check_cache import cache_scope
 from nodes.rag.common import log_error
 from nodes.types import RAGNode as Node
 
@@ -25,24 +26,11 @@ log = logging.getLogger(__name__)
 
 CACHED_KEYS = ("answer", "sources", "confidence", "path", "route", "route_reason")
 
-# inputs that belong to one run: cleared at its end, so that the next run in the thread (a chat
-# client sending only messages, Studio) does not inherit the previous question or its options
-RUN_INPUTS: dict[str, Any] = {
-    "question": "",
-    "queries": [],
-    "filters": {},
-    "top_k": None,
-    "debug": False,
-    "group_by_document": False,
-    "similar_to": "",
-    "mode": "qa",
-}
-
 
 def make(c: Components) -> Node:
     async def finish_run(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
-        out: dict[str, Any] = {"warnings": list(dict.fromkeys(state.get("notes") or [])), **RUN_INPUTS}
+        out: dict[str, Any] = {"warnings": list(dict.fromkeys(state.get("notes") or [])), **input_reset()}
         if state.get("debug"):
             out["debug_info"] = {
                 **(state.get("debug_info") or {}),
@@ -85,6 +73,6 @@ def _worth_caching(state: RAGState, ctx: Context) -> bool:
         and not state.get("cache_hit")
         and state.get("path") in ("llm", "extractive")
         and not state.get("escalation")
-        and bool((state.get("answer_verdict") or {}).get("useful"))
+        and bool(verdict(state, "answer_verdict"))
         and state.get("route") == "vector_search"
     )

@@ -1,4 +1,4 @@
-"""Fusion of the dense and BM25 lists (and of several phrasings): RRF, or the convex combination."""
+"""Fusion of the dense and BM25 lists (and of several phrasings) by the run's method (retrieval/fusion.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import ServiceUnavailable
-from components.retrieval.hybrid import Hit, fuse, max_rrf
+from components.retrieval import fusion
+from components.retrieval.hits import Hit
 from graph.context import Context
 from graph.state import RAGState
 from nodes.types import RAGNode as Node
@@ -25,15 +26,15 @@ def make(c: Components) -> Node:
         answered = sorted(set(state.get("retrievers") or []))
         if not answered:
             raise ServiceUnavailable("Neither the vector store nor BM25 answered; check `rag status` and try again.")
-        weights = {"dense": ctx.dense_weight, "bm25": ctx.bm25_weight}
-        fused = fuse(dense, lexical, k=ctx.rrf_k, weights=weights, method=ctx.fusion)
-        # 0..1: a chunk ranked first by every retriever that answered scores 1.0 (convex scores already are)
-        top = 1.0 if ctx.fusion == "convex" else max_rrf(ctx.rrf_k, weights, answered) or 1.0
+        params = fusion.FusionParams(k=ctx.rrf_k, weights={"dense": ctx.dense_weight, "bm25": ctx.bm25_weight})
+        method = fusion.get(ctx.fusion)
+        fused = fusion.fuse(dense, lexical, k=params.k, weights=params.weights, method=method.name)
         candidates = []
         for h in fused[: max(ctx.rerank_candidates, int(state.get("top_k") or ctx.top_k))]:
             d = h.to_dict()
             d["fused_score"] = h.score
-            d["score"] = min(1.0, h.score / top)
+            # 0..1: a chunk ranked first by every retriever that answered scores 1.0
+            d["score"] = method.scaled(h.score, params, answered)
             candidates.append(d)
         return {"candidates": candidates, "timings_ms": {"fusion": (time.perf_counter() - t0) * 1000}}
 

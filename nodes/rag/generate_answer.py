@@ -24,10 +24,11 @@ from langgraph.types import Command
 from components.factory import Components
 from components.heuristics.extractive import extract_answer
 from components.resilience.errors import LLMUnavailable
+from components.text import messages
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import Passage, RAGState, Source, language_of, prior_turns
 from nodes.rag import prompts
-from nodes.rag.common import language_of, log_error, numbered, prior_turns, use_llm
+from nodes.rag.common import log_error, numbered, use_llm
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -35,27 +36,27 @@ log = logging.getLogger(__name__)
 CITATION = re.compile(r"\[(\d{1,3})\]")
 
 
-def passages_of(state: RAGState) -> list[dict[str, Any]]:
+def passages_of(state: RAGState) -> list[Passage]:
     """The generation context: parent passages, web passages, or the results themselves."""
     passages = list(state.get("passages") or [])
     if passages:
         return passages
     return [
-        {
-            "n": i,
-            "text": r.get("text") or "",
-            "doc_id": r.get("doc_id"),
-            "chunk_ids": [r.get("chunk_id")],
-            "source": r.get("source"),
-            "title": r.get("title"),
-            "section": " > ".join(r.get("section_hierarchy") or []),
-            "score": r.get("score"),
-        }
+        Passage(
+            n=i,
+            text=r.get("text") or "",
+            doc_id=r.get("doc_id"),
+            chunk_ids=[r.get("chunk_id")],
+            source=r.get("source"),
+            title=r.get("title"),
+            section=" > ".join(r.get("section_hierarchy") or []),
+            score=r.get("score"),
+        )
         for i, r in enumerate(state.get("results") or [], start=1)
     ]
 
 
-def cited_sources(answer: str, passages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def cited_sources(answer: str, passages: list[Passage]) -> list[Source]:
     """The passages the answer cites, numbered as in the answer."""
     cited = {int(n) for n in CITATION.findall(answer)}
     return [
@@ -110,22 +111,23 @@ def make(c: Components) -> Node:
 
 
 async def _llm_answer(
-    c: Components, ctx: Context, state: RAGState, question: str, lang: str, passages: list[dict[str, Any]]
+    c: Components, ctx: Context, state: RAGState, question: str, lang: str, passages: list[Passage]
 ) -> str:
     system = prompts.GENERATE_SYSTEM.format(
-        language_name=prompts.LANGUAGE_NAMES.get(lang, "the question's language"),
-        no_info=prompts.pick(prompts.NO_INFO, lang),
+        language_name=messages.LANGUAGE_NAMES.get(lang, "the question's language"),
+        no_info=messages.pick(messages.NO_INFO, lang),
         passages=numbered(_label(p) for p in passages),
     )
     msgs: list[Any] = [SystemMessage(system), *prior_turns(state)[-4:], HumanMessage(question)]
-    unsupported = (state.get("hallucination") or {}).get("unsupported") or []
-    if (state.get("hallucination") or {}).get("grounded") is False:
+    h = state.get("hallucination")
+    if h is not None and not h["grounded"]:
+        unsupported = h["unsupported"]
         msgs.append(HumanMessage(prompts.REGENERATE_NOTE.format(unsupported="\n".join(f"- {u}" for u in unsupported))))
     reply = await c.llm.generate("generator", msgs, override=ctx.generator_model)
     return str(reply.content).strip()
 
 
-def _label(p: dict[str, Any]) -> str:
+def _label(p: Passage) -> str:
     head = " / ".join(x for x in (p.get("title"), p.get("section")) if x)
     return f"({head})\n{p['text']}" if head else str(p["text"])
 

@@ -66,8 +66,9 @@ def make(c: Components) -> Node:
         out: dict[str, Any] = {"answer_verdict": verdict}
         if not verdict["useful"]:
             out["answer_failures"] = int(state.get("answer_failures") or 0) + 1
-        context_score = (state.get("context_verdict") or {}).get("score")
-        grounding = (state.get("hallucination") or {}).get("score")
+        context, hallucination = state.get("context_verdict"), state.get("hallucination")
+        context_score = context["score"] if context else None
+        grounding = hallucination["score"] if hallucination else None
         out["confidence"] = confidence(context_score, grounding, verdict["score"]) if verdict["useful"] else 0.0
         return out
 

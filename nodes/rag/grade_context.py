@@ -21,7 +21,7 @@ from components.factory import Components
 from components.heuristics import grading
 from components.stores.qdrant import chunk_point_id
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import RAGState, Result
 from nodes.rag import prompts
 from nodes.rag.common import ask_llm, numbered
 from nodes.rag.schemas import ContextGrade
@@ -79,7 +79,7 @@ def make(c: Components) -> Node:
     return grade_context
 
 
-def _calibrated(c: Components, ctx: Context, question: str, results: list[dict[str, Any]]) -> grading.ContextGrade:
+def _calibrated(c: Components, ctx: Context, question: str, results: list[Result]) -> grading.ContextGrade:
     """The non-LLM verdict: dense similarity and idf-weighted term coverage, calibrated (see grading)."""
     qvec = c.embedder.encode_queries([question])[0]
     return grading.grade_context(
@@ -92,9 +92,7 @@ def _calibrated(c: Components, ctx: Context, question: str, results: list[dict[s
     )
 
 
-def with_stored_cosines(
-    c: Components, ctx: Context, qvec: np.ndarray, results: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+def with_stored_cosines(c: Components, ctx: Context, qvec: np.ndarray, results: list[Result]) -> list[Result]:
     """Results where a chunk dense search did not return gets its cosine from its stored vector.
 
     The stored vector is the passage vector dense search compares against, so the cosine is

@@ -1,7 +1,7 @@
 """Start of every run: reset the per-run state, settle the question, run the input guardrail.
 
 A thread (checkpointer) keeps the previous run's state, so everything that belongs to one
-question is reset here; ``messages`` is the only thing a thread accumulates. Prompt
+question is reset here (``graph.state.run_reset``); ``messages`` is the only thing a thread accumulates. Prompt
 injection blocks the run with a polite refusal; personal data does not block, but the
 verdict keeps the run from caching the answer or logging the raw question.
 """
@@ -16,60 +16,20 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.ingestion.documents import detect_language
+from components.text.language import detect_language
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import GuardrailVerdict, RAGState, question_of, run_reset
 from guardrails import check_input, refusal
-from nodes.rag.common import question_of
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
-
-# keys that describe one run; a new run in a thread starts without them
-RUN_KEYS = {
-    "answer": "",
-    "sources": [],
-    "results": [],
-    "confidence": 0.0,
-    "route": "",
-    "route_reason": "",
-    "path": "none",
-    "escalation": None,
-    "cache_hit": False,
-    "total": 0,
-    "debug_info": {},
-    "warnings": [],
-    "analysis": {},
-    "search_filters": {},
-    "standalone_question": "",
-    "dense_queries": [],
-    "dense_hits": [],
-    "bm25_hits": [],
-    "candidates": [],
-    "rewrites": 0,
-    "context_verdict": {},
-    "context_failures": 0,
-    "passages": [],
-    "web_results": [],
-    "hallucination": {},
-    "hallucination_failures": 0,
-    "answer_verdict": {},
-    "answer_failures": 0,
-    "fallback_reason": "",
-    # accumulating keys: None resets them (see graph/state.py)
-    "notes": None,
-    "retrievers": None,
-    "steps": None,
-    "trace": None,
-    "timings_ms": None,
-}
 
 
 def make(c: Components) -> Node:
     async def guard_input(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         question = question_of(state)
         request_id = uuid.uuid4().hex[:12]
-        out: dict[str, Any] = {**RUN_KEYS, "request_id": request_id, "question": question}
+        out: dict[str, Any] = {**run_reset(), "request_id": request_id, "question": question}
         out["language"] = detect_language(question) if question else "und"
         msgs = state.get("messages") or []
         last = msgs[-1] if msgs else None
@@ -82,12 +42,12 @@ def make(c: Components) -> Node:
         ):
             out["messages"] = [HumanMessage(content=question)]
         verdict = check_input(question)
-        out["guardrail"] = {
-            "allowed": verdict.allowed,
-            "category": verdict.category,
-            "reason": verdict.reason,
-            "pii": sorted({m.kind for m in verdict.pii}),
-        }
+        out["guardrail"] = GuardrailVerdict(
+            allowed=verdict.allowed,
+            category=verdict.category,
+            reason=verdict.reason,
+            pii=sorted({m.kind for m in verdict.pii}),
+        )
         log.info("request %s: %s", request_id, verdict.redacted[:200])
         # search runs no model, so a query that looks like an injection is only searched for
         if not verdict.allowed and state.get("mode") != "search":

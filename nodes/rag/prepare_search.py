@@ -9,12 +9,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.ingestion.documents import detect_language
 from components.resilience.errors import QueryError, ServiceUnavailable
 from components.retrieval.filters import SearchFilters
+from components.text.language import detect_language
 from graph.context import Context
-from graph.state import RAGState
-from nodes.rag.common import question_of
+from graph.state import RAGState, question_of
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)

@@ -60,28 +60,3 @@ was not found does not resolve it."""
 
 DIRECT_SYSTEM = """You are a helpful assistant for a personal knowledge base. Reply briefly and politely in
 {language_name}, the language of the user's message. You are answering without looking at any document."""
-
-LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
-
-NO_INFO = {"ja": "情報が見つかりませんでした。", "en": "No information found in the indexed documents."}
-
-FALLBACK = {
-    "ja": "申し訳ありませんが、この質問にはお答えできません。",
-    "en": "I'm sorry, but I can't answer this question from the available information.",
-}
-
-NEEDS_MODEL = {
-    "ja": "この質問には言語モデルが必要です。LLM_MODEL（Ollama のモデル名）を設定してください。",
-    "en": "This question needs a language model to answer: set LLM_MODEL to an Ollama model.",
-}
-
-ERROR_MESSAGE = {
-    "ja": "申し訳ありません。回答の生成中にエラーが発生しました。"
-    "しばらくしてからもう一度お試しください（リクエスト ID: {request_id}）。",
-    "en": "Sorry, something went wrong while answering. Please try again later (request id: {request_id}).",
-}
-
-
-def pick(texts: dict[str, str], language: str) -> str:
-    """The text in the question's language, English when there is none."""
-    return texts.get(language, texts["en"])

@@ -19,7 +19,8 @@ from langgraph.types import Command
 from components.factory import Components
 from components.resilience.errors import CircuitOpen
 from components.retrieval.filters import SearchFilters
-from components.retrieval.hybrid import explain_empty, group_by_document
+from components.retrieval.hits import HitRecord
+from components.retrieval.results import explain_empty, group_by_document
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import hit_to_result, log_error
@@ -60,7 +61,7 @@ def finish(
     c: Components,
     state: RAGState,
     ctx: Context,
-    candidates: list[dict[str, Any]],
+    candidates: list[HitRecord],
     notes: list[str],
     timings: dict[str, float],
 ) -> dict[str, Any]:
@@ -81,7 +82,7 @@ def finish(
     if not results and candidates == [] and state.get("question"):
         filters = SearchFilters.parse(state.get("search_filters"))
         try:
-            notes.append("No results: " + explain_empty(c, filters, ctx.collection or None) + ".")
+            notes.append("No results: " + explain_empty(c.bm25(ctx.collection or None), filters) + ".")
         except Exception as e:  # explaining is a courtesy; never let it fail the search
             log.warning("could not explain the empty result: %s", e)
             notes.append("No results.")

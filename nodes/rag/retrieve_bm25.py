@@ -12,7 +12,7 @@ from langgraph.types import Command
 
 from components.factory import Components
 from components.retrieval.filters import SearchFilters
-from components.retrieval.hybrid import bm25_search
+from components.retrieval.lexical import bm25_search
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import log_error
@@ -28,15 +28,16 @@ def make(c: Components) -> Node:
             return {"bm25_hits": []}
         filters = SearchFilters.parse(state.get("search_filters"))
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
-        hits, timings, stale = await asyncio.to_thread(
-            bm25_search, c, list(state.get("queries") or []), filters, limit=limit, collection=ctx.collection or None
+        bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
+        hits, timings = await asyncio.to_thread(
+            bm25_search, bm25, c.tokenizer, list(state.get("queries") or []), filters, limit=limit
         )
         out: dict[str, Any] = {
             "bm25_hits": [[h.to_dict() for h in q] for q in hits],
             "retrievers": ["bm25"],
             "timings_ms": timings,
         }
-        if stale:
+        if bm25.stale:
             out["notes"] = ["The vector store did not answer; BM25 used its cached index, which may be out of date."]
         return out
 

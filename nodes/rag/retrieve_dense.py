@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
 from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
 from langgraph.types import Command
-from qdrant_client import models
 
 from components.factory import Components
 from components.resilience.errors import CircuitOpen, QueryError
+from components.retrieval.dense import dense_search, similar_search
 from components.retrieval.filters import SearchFilters
-from components.retrieval.hybrid import Hit, dense_search, similar_vector
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import log_error
@@ -35,33 +33,24 @@ def make(c: Components) -> Node:
         breaker = c.breakers.get("vector_store")
         breaker.acquire()  # open: fail fast (CircuitOpen) and let the handler go on with BM25
         if similar_to:
-            hits, timings = await asyncio.to_thread(_similar, c, similar_to, filters, limit, collection)
+            found = await asyncio.to_thread(similar_search, c.index(collection), similar_to, filters, limit=limit)
+            if found is None:
+                raise QueryError(f"Document {similar_to!r} is not in the index; `rag search` shows document ids.")
+            hits, timings = found
         else:
             hits, timings = await asyncio.to_thread(
                 dense_search,
-                c,
+                c.index(collection),
+                c.embedder,
                 list(state.get("dense_queries") or state.get("queries") or []),
                 filters,
                 limit=limit,
-                collection=collection,
+                payloads=c.payload_mirror(collection),
             )
         breaker.success()
         return {"dense_hits": [[h.to_dict() for h in q] for q in hits], "retrievers": ["dense"], "timings_ms": timings}
 
     return retrieve_dense
-
-
-def _similar(c: Components, doc_id: str, filters: SearchFilters, limit: int, collection: str | None) -> Any:
-    """Chunks closest to the mean vector of ``doc_id``'s chunks, the document itself excluded."""
-    t0 = time.perf_counter()
-    vec = similar_vector(c, doc_id, collection)
-    if vec is None:
-        raise QueryError(f"Document {doc_id!r} is not in the index; `rag search` shows document ids.")
-    qf = filters.to_qdrant() or models.Filter()
-    qf.must_not = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
-    points = c.index(collection).search(vec, limit=limit, query_filter=qf)
-    hits = [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
-    return [hits], {"dense": (time.perf_counter() - t0) * 1000}
 
 
 def make_failed(c: Components) -> Callable[[RAGState, NodeError], Command[Any]]:

@@ -23,9 +23,9 @@ from components.resilience.errors import RAGError
 from components.retrieval.filters import SearchFilters
 from components.retrieval.prf import expand_query
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import RAGState, previous_question, prior_turns, verdict
 from nodes.rag import prompts
-from nodes.rag.common import log_error, previous_question, prior_turns, use_llm
+from nodes.rag.common import log_error, use_llm
 from nodes.rag.schemas import Rewrite
 from nodes.types import RAGNode as Node
 
@@ -34,9 +34,9 @@ log = logging.getLogger(__name__)
 
 def retry_reason(state: RAGState) -> str:
     """Why the run came back here ('' on the first pass)."""
-    if (state.get("answer_verdict") or {}).get("useful") is False:
+    if verdict(state, "answer_verdict") is False:
         return "the answer did not resolve the question"
-    if (state.get("context_verdict") or {}).get("relevant") is False:
+    if verdict(state, "context_verdict") is False:
         return "the retrieved context was not relevant"
     return ""
 
@@ -49,7 +49,7 @@ def make(c: Components) -> Node:
         reason = retry_reason(state)
         rewrites = int(state.get("rewrites") or 0) + (1 if reason else 0)
         history = prior_turns(state)
-        out: dict[str, Any] = {"rewrites": rewrites, "answer_verdict": {}, "context_verdict": {}}
+        out: dict[str, Any] = {"rewrites": rewrites, "answer_verdict": None, "context_verdict": None}
         if use_llm(c, ctx, "rewriter", ctx.rewriter_model) and (history or ctx.hyde or reason):
             try:
                 r = await _llm_rewrite(c, ctx, state, question, history, reason)

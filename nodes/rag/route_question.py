@@ -17,9 +17,9 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import RAGState, previous_question
 from nodes.rag import prompts
-from nodes.rag.common import ask_llm, previous_question
+from nodes.rag.common import ask_llm
 from nodes.rag.schemas import RouteDecision
 from nodes.types import RAGNode as Node
 

@@ -21,8 +21,8 @@ from components.factory import Components
 from components.heuristics import grading
 from components.heuristics.extractive import extract_answer
 from components.resilience.errors import ConfigurationError
+from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
-from components.retrieval.hybrid import dense_search
 from components.stores.qdrant import chunk_point_id
 from graph.context import Context
 from nodes.rag.grade_context import with_stored_cosines
@@ -42,7 +42,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def _hits(c: Components, query: str) -> list[tuple[str, float, dict[str, Any]]]:
-    hits, _ = dense_search(c, [query], NO_FILTER, limit=20)
+    hits, _ = dense_search(c.index(), c.embedder, [query], NO_FILTER, limit=20, payloads=c.payload_mirror())
     return [(h.point_id, h.score, h.payload) for h in hits[0]]
 
 
@@ -78,7 +78,7 @@ def test_a_mirror_behind_the_store_is_not_used(store: Any) -> None:
 def test_context_grading_reads_stored_vectors_as_dense_search_scores_them(store: Any) -> None:
     c, _ = store
     question = "When should I water the monstera?"
-    dense, _ = dense_search(c, [question], NO_FILTER, limit=5)
+    dense, _ = dense_search(c.index(), c.embedder, [question], NO_FILTER, limit=5, payloads=c.payload_mirror())
     top = dense[0][0]
     # the same chunk as a BM25-only result: no dense score of its own
     result = {"chunk_id": top.payload["chunk_id"], "text": top.payload["text"], "retriever_scores": {"bm25": 3.0}}

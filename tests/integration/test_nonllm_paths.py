@@ -10,11 +10,14 @@ import pytest
 
 from components.factory import Components
 from components.heuristics.analysis import analyze_query
-from components.heuristics.extractive import NO_INFO, extract_answer
+from components.heuristics.extractive import extract_answer
 from components.heuristics.grading import check_support, grade_answer, grade_context
 from components.heuristics.routing import ExemplarRouter
+from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
-from components.retrieval.hybrid import bm25_search, dense_search, fuse
+from components.retrieval.fusion import fuse
+from components.retrieval.lexical import bm25_search
+from components.text.messages import NO_INFO
 from tests.conftest import REPO
 from tests.integration.helpers import sample_store
 
@@ -44,8 +47,8 @@ def c(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def results(c: Components, q: str, k: int = 5) -> list[dict[str, Any]]:
     f = SearchFilters()
-    dense, _ = dense_search(c, [q], f, limit=20)
-    lexical, _, _ = bm25_search(c, [q], f, limit=20)
+    dense, _ = dense_search(c.index(), c.embedder, [q], f, limit=20, payloads=c.payload_mirror())
+    lexical, _ = bm25_search(c.bm25(), c.tokenizer, [q], f, limit=20)
     return [
         {"text": h.payload["text"], "title": h.payload.get("title"), "retriever_scores": h.scores}
         for h in fuse(dense, lexical)[:k]

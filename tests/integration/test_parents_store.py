@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from components.factory import Components
-from components.retrieval.parents import expand_to_parents, stitch_parent
+from components.ingestion.chunker import stitch_parent
+from components.retrieval.parents import expand_to_parents
 from components.settings import Settings
 from tests.integration.helpers import ingest, payloads
 

@@ -18,6 +18,7 @@ from langgraph.store.memory import InMemoryStore
 
 from components.factory import Components
 from components.resilience.errors import LLMError, LLMUnavailable
+from components.text import messages
 from graph.context import Context
 from graph.rag import build_rag_graph
 from nodes.rag import prompts
@@ -118,7 +119,7 @@ def test_question_outside_the_index_gets_the_polite_fallback_in_japanese(store: 
     # nothing in the sample vaults is about quantum computing (a question sharing a rare word
     # with a note, such as 閾値, can still pass the non-LLM grader: see the README's limits)
     out = ask(store, "量子コンピュータの誤り訂正はどう実装されていますか？", Context(max_context_rewrites=1), **DEBUG)
-    assert out["answer"] == prompts.FALLBACK["ja"]
+    assert out["answer"] == messages.FALLBACK["ja"]
     assert out["escalation"] and "context" in out["escalation"]["reason"]
     assert visited(out).count("rewrite_query") == 2  # the first pass and one rewrite (cap 1)
 
@@ -126,7 +127,7 @@ def test_question_outside_the_index_gets_the_polite_fallback_in_japanese(store: 
 def test_chit_chat_without_an_llm_says_a_model_is_needed(store: Components) -> None:
     out = ask(store, "こんにちは！元気ですか？")
     assert out["route"] == "direct_answer"
-    assert out["answer"] == prompts.NEEDS_MODEL["ja"] and out["path"] == "none"
+    assert out["answer"] == messages.NEEDS_MODEL["ja"] and out["path"] == "none"
 
 
 def test_prompt_injection_is_refused_without_retrieval(store: Components) -> None:
@@ -248,7 +249,7 @@ def test_context_loop_stops_at_its_cap_with_the_fallback(store: Components) -> N
     out = ask(c, MONSTERA, **DEBUG)
     steps = visited(out)
     assert steps.count("grade_context") == 4 and steps.count("rewrite_query") == 4  # first pass + 3 rewrites
-    assert out["answer"] == prompts.FALLBACK["en"]
+    assert out["answer"] == messages.FALLBACK["en"]
     assert out["escalation"]["context_failures"] == 4 and "generate_answer" not in steps
 
 
@@ -257,7 +258,7 @@ def test_hallucination_loop_regenerates_twice_then_falls_back(store: Components)
     c = with_models(store, grader=ScriptedChatModel(grader(grounded=False)), generator=gen)
     out = ask(c, MONSTERA, **DEBUG)
     assert visited(out).count("generate_answer") == 3
-    assert out["answer"] == prompts.FALLBACK["en"] and out["escalation"]["hallucination_failures"] == 3
+    assert out["answer"] == messages.FALLBACK["en"] and out["escalation"]["hallucination_failures"] == 3
     # the regenerations were told what was unsupported
     assert "do not support" in str(gen.calls[1][-1].content)
 
@@ -272,7 +273,7 @@ def test_answer_loop_rewrites_three_times_then_falls_back(store: Components) -> 
     out = ask(c, MONSTERA, Context(cache=False), **DEBUG)
     steps = visited(out)
     assert steps.count("grade_answer") == 4 and steps.count("rewrite_query") == 4
-    assert out["answer"] == prompts.FALLBACK["en"] and out["escalation"]["answer_failures"] == 4
+    assert out["answer"] == messages.FALLBACK["en"] and out["escalation"]["answer_failures"] == 4
 
 
 def test_generator_errors_are_retried_then_end_with_a_generic_message(store: Components) -> None:
@@ -305,7 +306,7 @@ def test_follow_up_in_a_thread_uses_the_history(store: Components) -> None:
     assert msgs[1].content == first["answer"]
     # the rewriter saw the first exchange
     assert any(m.content == MONSTERA for m in rw.calls[-1])
-    assert second["escalation"] is None or second["answer"] == prompts.FALLBACK["en"]
+    assert second["escalation"] is None or second["answer"] == messages.FALLBACK["en"]
 
 
 def test_chat_client_thread_sends_only_messages_and_inherits_nothing(store: Components) -> None:
@@ -373,7 +374,7 @@ def test_web_search_without_results_or_failing_gives_the_fallback(store: Compone
         with web_search_server(behaviour) as (url, _):
             c = with_web(store, url, router=ScriptedChatModel(router("web_search")))
             out = ask(c, "Latest news about the Tokyo stock market?", Context(web_search=True), **DEBUG)
-        assert out["answer"] == prompts.FALLBACK["en"], behaviour
+        assert out["answer"] == messages.FALLBACK["en"], behaviour
         assert out["escalation"]["node"] == "fallback_answer" and "web search" in out["escalation"]["reason"]
 
 
@@ -392,7 +393,7 @@ def test_corrective_rag_goes_to_the_web_when_the_context_is_not_relevant(store: 
 def test_grader_thresholds_are_run_knobs(store: Components) -> None:
     strict = Context(answer_threshold=0.99, max_answer_rewrites=1, cache=False)
     out = ask(store, MONSTERA, strict, **DEBUG)
-    assert out["answer"] == prompts.FALLBACK["en"] and out["escalation"]["answer_failures"] == 2
+    assert out["answer"] == messages.FALLBACK["en"] and out["escalation"]["answer_failures"] == 2
     lenient = ask(
         store, "量子コンピュータの誤り訂正はどう実装されていますか？", Context(context_threshold=0.0001), **DEBUG
     )

@@ -18,9 +18,9 @@ import pytest
 from langchain_core.messages import AIMessageChunk
 
 from components.factory import Components
+from components.text import messages
 from graph.context import Context
 from graph.rag import build_rag_graph
-from nodes.rag import prompts
 from tests.fakes.ollama_server import Behaviour, ollama_server
 from tests.integration.helpers import sample_store
 
@@ -176,7 +176,7 @@ def test_server_down_answers_extractively(indexed: Components) -> None:
     out = run(c)
     assert out["path"] == "extractive" and out["sources"]
     assert any("unavailable" in w for w in out["warnings"])
-    assert out["answer"] != prompts.FALLBACK["en"]
+    assert out["answer"] != messages.FALLBACK["en"]
 
 
 def test_structured_reply_that_breaks_the_schema_falls_back_per_node(

@@ -12,8 +12,9 @@ import pytest
 from cli import search_cmd
 from components.factory import Components
 from components.resilience.errors import CollectionNotFound, QueryError
+from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
-from components.retrieval.hybrid import bm25_search, dense_search
+from components.retrieval.lexical import bm25_search
 from graph.context import Context
 from graph.rag import build_rag_graph
 from tests.integration.helpers import sample_store
@@ -58,8 +59,8 @@ def test_each_filter_admits_the_same_chunks_on_both_sides(indexed: Any, raw: dic
     in_bm25 = {bm.point_ids[i] for i, p in enumerate(bm.payloads) if f.matches(p)}
     assert in_qdrant == in_bm25
     assert 0 < len(in_qdrant) < bm.size  # the filter does something
-    dense, _ = dense_search(c, ["料理 search water"], f, limit=50)
-    lexical, _, _ = bm25_search(c, ["料理 search water BM25 味噌"], f, limit=50)
+    dense, _ = dense_search(c.index(), c.embedder, ["料理 search water"], f, limit=50)
+    lexical, _ = bm25_search(c.bm25(), c.tokenizer, ["料理 search water BM25 味噌"], f, limit=50)
     assert {h.point_id for h in dense[0]} <= in_qdrant
     assert {h.point_id for h in lexical[0]} <= in_qdrant
     out = run(c, question="味噌 water BM25 search", filters=raw, top_k=10)
@@ -97,7 +98,7 @@ def test_fusion_is_a_run_knob_and_both_methods_score_on_zero_to_one(indexed: Any
         assert scores == sorted(scores, reverse=True) and scores[-1] >= 0 and scores[0] <= 1.0
     # the two methods score differently: convex keeps how far apart the raw scores are
     assert [r["score"] for r in default["results"]] != [r["score"] for r in rrf["results"]]
-    with pytest.raises(ValueError, match="fusion must be 'rrf' or 'convex'"):
+    with pytest.raises(ValueError, match="fusion must be one of rrf, convex, not 'borda'"):
         Context(fusion="borda")
 
 

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from components.factory import Components
-from components.heuristics.extractive import candidate_sentences, extract_answer
-from components.retrieval.parents import stitch_parent
+from components.heuristics.extractive import extract_answer
+from components.ingestion.chunker import stitch_parent
 from components.settings import Settings
 from components.stores.sentences import section_sentences, sentence_id
+from components.text.sentences import candidate_sentences
 from graph.context import Context
 from graph.ingest import build_ingest_graph
 from graph.ingest_state import IngestContext

@@ -1,7 +1,8 @@
 import itertools
 
-from components.ingestion.chunker import chunk_document, chunk_section, split_sections, split_sentences
+from components.ingestion.chunker import chunk_document, chunk_section, split_sections
 from components.ingestion.documents import Document
+from components.text.sentences import split_sentences
 
 
 def doc(text: str, **kw: object) -> Document:

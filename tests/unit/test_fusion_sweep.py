@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.retrieval.fusion import convex, minmax
-from components.retrieval.hybrid import Hit, fuse
+from components.retrieval.fusion import convex, fuse, minmax
+from components.retrieval.hits import Hit
 from evals.fusion_sweep import convex_fusion, rrf_fusion, variants
 
 

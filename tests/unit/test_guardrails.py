@@ -6,7 +6,8 @@ import base64
 
 import pytest
 
-from guardrails import REFUSAL, check_input, check_output, find_pii, refusal
+from components.text.messages import REFUSAL
+from guardrails import check_input, check_output, find_pii, refusal
 from guardrails.patterns import luhn_ok, my_number_ok
 
 INJECTIONS = [

@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from components.ingestion.documents import detect_language
 from components.ingestion.loaders import SourceFile, discover, find_vault, load_file, parse_markdown
 from components.resilience.errors import IndexingError
+from components.text.language import detect_language
 
 
 def test_frontmatter_tags_links_and_dates() -> None:

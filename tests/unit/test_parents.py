@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from components.ingestion.chunker import chunk_section, split_sentences
-from components.retrieval.parents import Passage, estimate_tokens, expand_to_parents, stitch_parent
+from components.ingestion.chunker import chunk_section, stitch_parent
+from components.retrieval.parents import Passage, expand_to_parents
+from components.text.language import estimate_tokens
+from components.text.sentences import split_sentences
 
 EN = (
     "Monstera likes bright, indirect light. Direct sun scorches the leaves within days. "

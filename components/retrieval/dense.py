@@ -1,0 +1,85 @@
+"""Dense retrieval: the query's embedding against the chunk vectors in Qdrant, filters applied there."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+import numpy as np
+from qdrant_client import models
+
+from components.models.embedders import Embedder
+from components.retrieval.filters import SearchFilters
+from components.retrieval.hits import Hit
+from components.stores.qdrant import QdrantIndex
+
+
+class PayloadSource(Protocol):
+    """Anything that holds the stored payloads by point id (the loaded BM25 index does)."""
+
+    def payload_of(self, point_id: str) -> dict[str, Any] | None: ...
+
+
+def dense_search(
+    index: QdrantIndex,
+    embedder: Embedder,
+    queries: list[str],
+    filters: SearchFilters,
+    *,
+    limit: int,
+    payloads: PayloadSource | None = None,
+) -> tuple[list[list[Hit]], dict[str, float]]:
+    """Per query, the top chunks by cosine similarity inside Qdrant (filter applied there).
+
+    With ``payloads`` (the store's payloads already in memory, at the store's version), Qdrant
+    returns ids and scores only: local mode deep-copies every payload it returns, which costs
+    more than the search itself at a few dozen candidates.
+    """
+    t0 = time.perf_counter()
+    vectors = embedder.encode_queries(queries)
+    t1 = time.perf_counter()
+    qfilter = filters.to_qdrant()
+    out = []
+    for v in vectors:
+        points = index.search(v, limit=limit, query_filter=qfilter, with_payload=payloads is None)
+        if payloads is None:
+            out.append([Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points])
+            continue
+        found = {str(p.id): payloads.payload_of(str(p.id)) for p in points}
+        missing = [pid for pid, pl in found.items() if pl is None]
+        if missing:  # cannot happen at the mirror's version; read them rather than trust that
+            found.update(index.payloads(missing))
+        out.append([Hit(str(p.id), float(p.score), dict(found.get(str(p.id)) or {})) for p in points])
+    t2 = time.perf_counter()
+    return out, {"query_embedding": (t1 - t0) * 1000, "dense": (t2 - t1) * 1000}
+
+
+def similar_vector(index: QdrantIndex, doc_id: str) -> np.ndarray | None:
+    """The mean of a document's chunk vectors (to find documents like it); None when it is not indexed."""
+    points, _ = index.client.scroll(
+        index.collection,
+        limit=10_000,
+        with_vectors=True,
+        with_payload=False,
+        scroll_filter=models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]),
+    )
+    if not points:
+        return None
+    vecs = np.asarray([p.vector["dense"] if isinstance(p.vector, dict) else p.vector for p in points], dtype=np.float32)
+    v = vecs.mean(axis=0)
+    return v / (np.linalg.norm(v) or 1.0)  # type: ignore[no-any-return]
+
+
+def similar_search(
+    index: QdrantIndex, doc_id: str, filters: SearchFilters, *, limit: int
+) -> tuple[list[list[Hit]], dict[str, float]] | None:
+    """Chunks closest to ``doc_id``'s mean vector, the document itself excluded; None when it is not indexed."""
+    t0 = time.perf_counter()
+    vec = similar_vector(index, doc_id)
+    if vec is None:
+        return None
+    qf = filters.to_qdrant() or models.Filter()
+    qf.must_not = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
+    points = index.search(vec, limit=limit, query_filter=qf)
+    hits = [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
+    return [hits], {"dense": (time.perf_counter() - t0) * 1000}

@@ -1,0 +1,47 @@
+"""What users read when the graph cannot give them an answer, in Japanese and English, defined once.
+
+Prompts (what models read) live with the nodes that send them (``nodes/rag/prompts.py``);
+these are shown to people, and the graders recognise ``NO_INFO`` as "no answer".
+"""
+
+from __future__ import annotations
+
+LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
+
+NO_INFO = {"ja": "情報が見つかりませんでした。", "en": "No information found in the indexed documents."}
+"""The answer when the passages do not hold one (the generator is told to say exactly this)."""
+
+FALLBACK = {
+    "ja": "申し訳ありませんが、この質問にはお答えできません。",
+    "en": "I'm sorry, but I can't answer this question from the available information.",
+}
+"""The polite end of a self-correcting loop that reached its cap."""
+
+NEEDS_MODEL = {
+    "ja": "この質問には言語モデルが必要です。LLM_MODEL（Ollama のモデル名）を設定してください。",
+    "en": "This question needs a language model to answer: set LLM_MODEL to an Ollama model.",
+}
+
+ERROR_MESSAGE = {
+    "ja": "申し訳ありません。回答の生成中にエラーが発生しました。"
+    "しばらくしてからもう一度お試しください（リクエスト ID: {request_id}）。",
+    "en": "Sorry, something went wrong while answering. Please try again later (request id: {request_id}).",
+}
+
+REFUSAL = {
+    "ja": "申し訳ありませんが、このご依頼にはお応えできません。"
+    "お手持ちの文書やノートの内容についてのご質問でしたら、喜んでお手伝いします。",
+    "en": "Sorry, I can't help with that request. "
+    "I'm happy to answer questions about the contents of your documents and notes.",
+}
+"""The reply to a question the input guardrail blocked."""
+
+TOO_LONG = {
+    "ja": "ご質問が長すぎます。{limit} 文字以内で、知りたいことを短くまとめて質問してください。",
+    "en": "Your question is too long. Please ask it in at most {limit} characters.",
+}
+
+
+def pick(texts: dict[str, str], language: str) -> str:
+    """The text in the question's language, English when there is none."""
+    return texts.get(language, texts["en"])
