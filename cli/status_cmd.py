@@ -9,6 +9,7 @@ from rich.table import Table
 
 from cli.output import console, print_json
 from components.factory import Components
+from components.models.calibration import is_calibrated
 from components.resilience.errors import CollectionNotFound
 from components.stores.bm25 import cache_path, cache_state
 
@@ -43,6 +44,7 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
                 "points": index.count(),
                 "documents": len(states),
                 "embedding_model": meta.get("embedding_model"),
+                "embedding_calibrated": is_calibrated(str(meta.get("embedding_model"))),
                 "dim": meta.get("dim"),
                 "version": meta.get("version"),
                 "last_ingestion": meta.get("last_ingestion"),
@@ -92,7 +94,8 @@ def show(report: dict[str, Any], *, as_json: bool) -> None:
     t.add_row("collection", report["collection"] + ("" if report.get("exists") else " (missing)"))
     if report.get("exists"):
         t.add_row("points / documents", f"{report['points']} / {report['documents']}")
-        t.add_row("embedding model", f"{report['embedding_model']} ({report['dim']} dims)")
+        calibrated = "" if report["embedding_calibrated"] else "; uncalibrated: non-LLM thresholds are e5's"
+        t.add_row("embedding model", f"{report['embedding_model']} ({report['dim']} dims{calibrated})")
         t.add_row("version / last ingestion", f"{report['version']} / {report['last_ingestion']}")
         bm = report["bm25"]
         state = (

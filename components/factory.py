@@ -17,6 +17,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from components.heuristics.routing import ExemplarRouter
+from components.models.calibration import Calibration
+from components.models.calibration import for_model as calibration_for
 from components.models.chat import ChatModels
 from components.models.embedders import Embedder, make_embedder
 from components.models.reranker import Reranker
@@ -196,12 +198,19 @@ class Components:
             return self._cache
 
     @property
+    def calibration(self) -> Calibration:
+        """The embedding model's thresholds for the non-LLM paths (warns once if it has none)."""
+        return calibration_for(self.embedder.model_id)
+
+    @property
     def router(self) -> ExemplarRouter:
         """The embedding router (the non-LLM path of route_question)."""
         with self._lock:
             if self._router is None:
                 self._router = ExemplarRouter(
                     self.embedder.encode_queries,
+                    margin=self.calibration.route_margin,
+                    min_score=self.calibration.route_min_score,
                     cache_dir=self.settings.data_dir / "cache",
                     model_id=self.embedder.model_id,
                 )

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import string
+from dataclasses import dataclass, field, fields
+from typing import Any
 
-from components.heuristics.grading import ANSWER_COSINE, CONTEXT_THRESHOLD, SUPPORT_COSINE
+from components.heuristics.grading import CONTEXT_THRESHOLD
 from components.retrieval import fusion as fusion_methods
+from nodes.rag import prompts
+
+
+def _prompt(default: str, used_by: str, placeholders: tuple[str, ...] = (), required: tuple[str, ...] = ()) -> Any:
+    """A system prompt as a run-time field; its placeholders are what the node fills in."""
+    fill = f" Placeholders the node fills: {', '.join('{' + p + '}' for p in placeholders)}." if placeholders else ""
+    return field(
+        default=default,
+        metadata={
+            "description": f"System prompt of {used_by}.{fill}",
+            "placeholders": placeholders,
+            "required": required,
+        },
+    )
+
 
 
 @dataclass
@@ -79,16 +96,23 @@ class Context:
     context_threshold: float = field(
         default=CONTEXT_THRESHOLD,
         metadata={
-            "description": "Probability of relevance (calibrated on SciFact/JSQuAD) above which context is kept."
+            "description": "Probability of relevance (the embedding model's calibrated logistic model) "
+            "above which context is kept."
         },
     )
-    support_threshold: float = field(
-        default=SUPPORT_COSINE,
-        metadata={"description": "Cosine to a passage sentence above which an answer sentence counts as supported."},
+    support_threshold: float | None = field(
+        default=None,
+        metadata={
+            "description": "Cosine to a passage sentence above which an answer sentence counts as supported; "
+            "empty: the embedding model's calibrated value."
+        },
     )
-    answer_threshold: float = field(
-        default=ANSWER_COSINE,
-        metadata={"description": "Question-answer cosine above which an answer counts as useful."},
+    answer_threshold: float | None = field(
+        default=None,
+        metadata={
+            "description": "Question-answer cosine above which an answer counts as useful; "
+            "empty: the embedding model's calibrated value."
+        },
     )
     # --- loop caps ---
     max_context_rewrites: int = field(
@@ -106,6 +130,23 @@ class Context:
     )
     sources: int = field(default=5, metadata={"description": "Relevant chunks whose parents become the context."})
 
+    # --- prompts (defaults in nodes/rag/prompts.py); Studio can edit them per run ---
+    analyze_prompt: str = _prompt(prompts.ANALYZE_SYSTEM, "query analysis", ("today", "vaults", "tags"))
+    route_prompt: str = _prompt(prompts.ROUTE_SYSTEM, "the router")
+    rewrite_prompt: str = _prompt(prompts.REWRITE_SYSTEM, "query rewrite and HyDE", ("hyde_instruction",))
+    grade_context_prompt: str = _prompt(prompts.GRADE_CONTEXT_SYSTEM, "the context grader")
+    generate_prompt: str = _prompt(
+        prompts.GENERATE_SYSTEM,
+        "answer generation",
+        ("language_name", "no_info", "passages"),
+        required=("passages",),
+    )
+    hallucination_prompt: str = _prompt(
+        prompts.HALLUCINATION_SYSTEM, "the hallucination check", ("passages",), required=("passages",)
+    )
+    answer_grade_prompt: str = _prompt(prompts.ANSWER_GRADE_SYSTEM, "the answer grader")
+    direct_prompt: str = _prompt(prompts.DIRECT_SYSTEM, "direct answers", ("language_name",))
+
     def __post_init__(self) -> None:
         for name in ("max_context_rewrites", "max_regenerations", "max_answer_rewrites"):
             if not 0 <= getattr(self, name) <= 10:
@@ -115,3 +156,38 @@ class Context:
         fusion_methods.get(self.fusion)  # ValueError naming the registered methods
         if self.top_k < 1 or self.candidates < 1 or self.parent_budget_tokens < 100:
             raise ValueError("top_k and candidates must be >= 1 and parent_budget_tokens >= 100")
+        for f in fields(self):
+            if "placeholders" in f.metadata:
+                _check_prompt(f.name, getattr(self, f.name), f.metadata["placeholders"], f.metadata["required"])
+
+    def custom_prompts(self) -> dict[str, str]:
+        """The prompts this run changed from their defaults (they make its answers differ)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if "placeholders" in f.metadata and getattr(self, f.name) != f.default
+        }
+
+
+def _check_prompt(name: str, text: str, placeholders: tuple[str, ...], required: tuple[str, ...]) -> None:
+    """A prompt may use only its node's placeholders and must keep the required ones.
+
+    A prompt without placeholders reaches the model verbatim, braces included.
+    """
+    if not placeholders:
+        return
+    allowed = ", ".join("{" + p + "}" for p in placeholders)
+    try:
+        used = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}; write a literal brace as {{{{ or }}}}") from e
+    unknown = sorted(used - set(placeholders))
+    if unknown:
+        raise ValueError(
+            f"{name} uses unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}; "
+            f"it may use {allowed} (write a literal brace as {{{{ or }}}})"
+        )
+    missing = [r for r in required if r not in used]
+    if missing:
+        need = ", ".join("{" + m + "}" for m in missing)
+        raise ValueError(f"{name} must contain {need}: the node puts the passages there")

@@ -12,16 +12,18 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.state import RAGState, prior_turns, verdict
+from guardrails.policy import POLICY
 
 
 def cacheable(state: RAGState, ctx: Context) -> bool:
-    """Only first questions without personal data, in Q&A mode, with the cache switched on."""
+    """Only first questions in Q&A mode, with the cache switched on and, unless the guardrail
+    policy allows it, without personal data."""
     guard = state.get("guardrail")
     return bool(
         ctx.cache
         and state.get("mode", "qa") == "qa"
         and state.get("question")
-        and not (guard and guard["pii"])
+        and (POLICY.cache_answers_with_pii or not (guard and guard["pii"]))
         and not any(m.type == "ai" for m in prior_turns(state))
     )
 

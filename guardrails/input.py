@@ -20,11 +20,9 @@ from pydantic import BaseModel, Field
 
 from components.text.messages import REFUSAL, TOO_LONG
 from guardrails.patterns import PIIMatch, find_injection, find_pii, redact
+from guardrails.policy import POLICY
 
 log = logging.getLogger(__name__)
-
-#: characters; a question longer than this is a pasted document or an attack, not a question
-MAX_INPUT_CHARS = 4000
 
 InjectionCheck = Callable[[str], str | None]
 PIIDetector = Callable[[str], list[PIIMatch]]
@@ -52,14 +50,14 @@ def refusal(category: str | None, language: str) -> str:
     """The polite message a user sees for a blocked question, in their language (English otherwise)."""
     lang = language if language in REFUSAL else "en"
     if category == "too_long":
-        return TOO_LONG[lang].format(limit=MAX_INPUT_CHARS)
+        return TOO_LONG[lang].format(limit=POLICY.max_input_chars)
     return REFUSAL[lang]
 
 
 def check_input(
     text: str,
     *,
-    max_chars: int = MAX_INPUT_CHARS,
+    max_chars: int = POLICY.max_input_chars,
     injection_checks: Sequence[InjectionCheck] = (curated_injection,),
     pii_detector: PIIDetector = find_pii,
 ) -> InputVerdict:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from components.heuristics.extractive import term_coverage, term_weights
+from components.models.calibration import FALLBACK, Calibration
 from components.text.messages import NO_INFO
 from components.text.sentences import split_sentences
 
@@ -38,16 +39,10 @@ log = logging.getLogger(__name__)
 Embed = Callable[[list[str]], np.ndarray]
 Tokenize = Callable[[str], list[str]]
 
-# --- context relevance: p = sigmoid(B0 + B_DENSE * cosine + B_LEX * coverage) --------------------
-# Fitted by `python -m evals.calibrate_nonllm context` (IRLS logistic regression) on half of the
-# SciFact train queries and half of the first 800 JSQuAD queries (split by a hash of the query
-# id; 1,526 query-context pairs). Held-out halves (1,692 pairs): AUC 0.981, accuracy 0.943 at
-# p >= 0.5 (SciFact 0.973 / 0.931, JSQuAD 0.993 / 0.955); lexical-only model AUC 0.970,
-# accuracy 0.936; dense cosine alone AUC 0.967.
-CONTEXT_B0 = -30.84
-CONTEXT_B_DENSE = 33.08
-CONTEXT_B_LEX = 11.22
-# used when no dense cosine is available for any chunk (dense retrieval down, no embedder)
+# --- context relevance: p = sigmoid(b0 + b_dense * cosine + b_lex * coverage) --------------------
+# The dense coefficients belong to the embedding model (components/models/calibration.py); this
+# lexical-only model serves when no dense cosine is available for any chunk (dense retrieval
+# down, no embedder) and does not depend on one.
 CONTEXT_LEX_B0 = -4.24
 CONTEXT_LEX_B = 15.73
 #: relevance probability at or above which the context counts as relevant
@@ -56,29 +51,10 @@ CONTEXT_THRESHOLD = 0.5
 CONTEXT_TOP = 5
 
 # --- answer support ---------------------------------------------------------------------------
-#: cosine (e5, "query: " on both sides) between an answer sentence and its closest context
-#: sentence at or above which the sentence counts as supported. Set by hand on the sample vaults
-#: (a paraphrase of a context sentence scores ~0.90+, an invented sentence ~0.80); not fitted yet
-SUPPORT_COSINE = 0.88
 #: share of an answer sentence's content terms that one passage must contain (lexical support)
 SUPPORT_LEXICAL = 0.8
 #: share of answer sentences that must be supported for the answer to count as grounded
 SUPPORT_SHARE = 1.0
-
-# --- answer usefulness --------------------------------------------------------------------------
-#: question–answer similarity at or above which an answer is useful. The similarity is the mean of
-#: the question's cosines to the answer's sentences, weighted by sentence length: an extractive
-#: answer's sentences were embedded (and cached) while extracting, so grading embeds nothing new,
-#: where embedding the whole answer cost ~120 ms per SciFact question on a 2-core AVX2 CPU. On
-#: 200 SciFact and 199 JSQuAD extractive answers it differs from the whole-answer cosine by
-#: -0.011 / -0.005 on average for the question's own answer and +0.003 / +0.001 for another
-#: question's answer; at 0.805 every own answer is accepted (as by the whole-answer cosine at
-#: the former 0.80) and fewer other-question answers pass (SciFact 0.546 against 0.577, JSQuAD
-#: 0.398 against 0.466). On the sample vaults the whole-answer cosine put answers at 0.83-0.92
-#: and off-topic or evasive sentences at 0.77-0.79 (tests/integration/test_fast_paths.py checks one of each)
-ANSWER_COSINE = 0.805
-#: cosines mapped linearly to 0..1 between these two values for the reported score
-ANSWER_FLOOR, ANSWER_CEIL = 0.70, 0.90
 
 _CITATION = re.compile(r"\s*\[\d+(?:\s*[,，、-]\s*\d+)*\]")
 _NO_ANSWER = {
@@ -114,11 +90,12 @@ class ContextGrade:
     reason: str = ""
 
 
-def chunk_relevance(dense: float | None, coverage: float) -> float:
+def chunk_relevance(dense: float | None, coverage: float, calibration: Calibration = FALLBACK) -> float:
     """Probability that one chunk is relevant, from its dense cosine and term coverage."""
     if dense is None:
         return _sigmoid(CONTEXT_LEX_B0 + CONTEXT_LEX_B * coverage)
-    return _sigmoid(CONTEXT_B0 + CONTEXT_B_DENSE * dense + CONTEXT_B_LEX * coverage)
+    cal = calibration
+    return _sigmoid(cal.context_b0 + cal.context_b_dense * dense + cal.context_b_lex * coverage)
 
 
 def grade_context(
@@ -129,6 +106,8 @@ def grade_context(
     embed: Embed | None = None,
     tokenize: Tokenize | None = None,
     idf: Mapping[str, float] | None = None,
+    calibration: Calibration = FALLBACK,
+    threshold: float = CONTEXT_THRESHOLD,
 ) -> ContextGrade:
     """Grade search results (``hit_to_result`` dicts) for a question.
 
@@ -165,16 +144,16 @@ def grade_context(
     for r, d in zip(top, dense, strict=True):
         cov = term_coverage(q_terms, _chunk_text(r), tokenize=tok, weights=weights)
         covs.append(cov)
-        scores.append(chunk_relevance(d if d is not None else bound, cov))
+        scores.append(chunk_relevance(d if d is not None else bound, cov, calibration))
     best = max(range(len(scores)), key=lambda i: scores[i])
     p = scores[best]
     d_best = dense[best]
     evidence = f"cosine {d_best:.3f}, " if d_best is not None else ""
     reason = (
         f"best chunk #{best + 1}: {evidence}{covs[best]:.0%} of question terms; "
-        f"p(relevant)={p:.2f} {'>=' if p >= CONTEXT_THRESHOLD else '<'} {CONTEXT_THRESHOLD}"
+        f"p(relevant)={p:.2f} {'>=' if p >= threshold else '<'} {threshold}"
     )
-    return ContextGrade(p >= CONTEXT_THRESHOLD, round(p, 4), [round(s, 4) for s in scores], reason)
+    return ContextGrade(p >= threshold, round(p, 4), [round(s, 4) for s in scores], reason)
 
 
 def _chunk_text(r: Mapping[str, Any]) -> str:
@@ -218,7 +197,7 @@ def check_support(
     *,
     embed: Embed | None,
     tokenize: Tokenize | None = None,
-    threshold: float = SUPPORT_COSINE,
+    threshold: float = FALLBACK.support_cosine,
 ) -> Support:
     """Sentence-level grounding of an answer in the passages it cites.
 
@@ -293,8 +272,20 @@ class AnswerGrade:
     reason: str = ""
 
 
-def grade_answer(question: str, answer: str, *, embed: Embed | None, threshold: float = ANSWER_COSINE) -> AnswerGrade:
-    """Question–answer similarity (see ``ANSWER_COSINE``); "no information" answers are not useful.
+def grade_answer(
+    question: str,
+    answer: str,
+    *,
+    embed: Embed | None,
+    calibration: Calibration = FALLBACK,
+    threshold: float | None = None,
+) -> AnswerGrade:
+    """Question–answer similarity; "no information" answers are not useful.
+
+    The similarity is the mean of the question's cosines to the answer's sentences, weighted by
+    sentence length: an extractive answer's sentences were embedded (and cached) while
+    extracting, so grading embeds nothing new. ``threshold`` defaults to the model's
+    ``answer_cosine``; the reported score maps ``answer_floor``..``answer_ceil`` onto 0..1.
 
     ``embed`` as for ``check_support`` (symmetric; with ``Embedder.encode_queries`` the question
     and an extractive answer's sentences come from its cache). Without it, any non-empty answer
@@ -311,6 +302,8 @@ def grade_answer(question: str, answer: str, *, embed: Embed | None, threshold: 
     v = np.asarray(embed([question, *sents]), dtype=np.float32)
     weights = np.array([len(s) for s in sents], dtype=np.float32)
     cos = float((v[1:] @ v[0]) @ weights / weights.sum())
-    score = min(1.0, max(0.0, (cos - ANSWER_FLOOR) / (ANSWER_CEIL - ANSWER_FLOOR)))
+    cal = calibration
+    threshold = cal.answer_cosine if threshold is None else threshold
+    score = min(1.0, max(0.0, (cos - cal.answer_floor) / (cal.answer_ceil - cal.answer_floor)))
     useful = cos >= threshold
     return AnswerGrade(useful, round(score, 4), f"question-answer similarity {cos:.3f} vs threshold {threshold}")

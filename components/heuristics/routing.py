@@ -8,9 +8,9 @@ nearest exemplars of that route.
 
 The default is ``vector_search``: without an LLM, a real question sent to ``direct_answer``
 only gets "this needs a model", and one sent to ``web_search`` leaves the user's notes unread.
-So another route must beat ``vector_search`` by ``MARGIN`` and reach ``MIN_SCORE``; the values
-were set with ``evals/calibrate_nonllm.py`` (SciFact and JSQuAD questions must stay on
-``vector_search``, ``tests/data/route_questions.jsonl`` measures the other two routes).
+So another route must beat ``vector_search`` by a margin and reach a least score; both are
+cosines, so they belong to the embedding model (``route_margin`` and ``route_min_score`` in
+components/models/calibration.py).
 """
 
 from __future__ import annotations
@@ -25,16 +25,14 @@ from typing import Literal
 
 import numpy as np
 
+from components.models.calibration import FALLBACK
+
 log = logging.getLogger(__name__)
 
 Route = Literal["vector_search", "web_search", "direct_answer"]
 
 #: exemplars per route averaged into its score (the nearest ones; robust to one odd exemplar)
 TOP_K = 4
-#: how much a non-default route must beat vector_search by (cosine units, e5 space)
-MARGIN = 0.03
-#: and the least score it must reach
-MIN_SCORE = 0.80
 
 VECTOR_EXEMPLARS: tuple[str, ...] = (
     "What did I write about BM25 parameters in my notes?",
@@ -161,8 +159,8 @@ class ExemplarRouter:
         embed: Callable[[list[str]], np.ndarray],
         *,
         exemplars: dict[Route, tuple[str, ...]] | None = None,
-        margin: float = MARGIN,
-        min_score: float = MIN_SCORE,
+        margin: float = FALLBACK.route_margin,
+        min_score: float = FALLBACK.route_min_score,
         top_k: int = TOP_K,
         cache_dir: Path | None = None,
         model_id: str = "",

@@ -24,7 +24,6 @@ from components.retrieval.filters import SearchFilters
 from graph.context import Context
 from graph.profiles import read_profile
 from graph.state import RAGState
-from nodes.rag import prompts
 from nodes.rag.common import ask_llm, log_error
 from nodes.rag.schemas import ExtractedFilters
 from nodes.types import RAGNode as Node
@@ -53,7 +52,7 @@ def make(c: Components) -> Node:
                 schema=ExtractedFilters,
                 messages=[
                     SystemMessage(
-                        prompts.ANALYZE_SYSTEM.format(
+                        ctx.analyze_prompt.format(
                             today=date.today().isoformat(),
                             vaults=", ".join(sorted(vaults)) or "none",
                             tags=", ".join(sorted(tags)[:200]) or "none",

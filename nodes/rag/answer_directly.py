@@ -17,7 +17,6 @@ from components.resilience.errors import LLMUnavailable
 from components.text import messages
 from graph.context import Context
 from graph.state import RAGState, language_of, prior_turns
-from nodes.rag import prompts
 from nodes.rag.common import log_error, use_llm
 from nodes.types import RAGNode as Node
 
@@ -29,7 +28,7 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         lang = language_of(state)
         if use_llm(c, ctx, "generator", ctx.generator_model):
-            system = prompts.DIRECT_SYSTEM.format(
+            system = ctx.direct_prompt.format(
                 language_name=messages.LANGUAGE_NAMES.get(lang, "the user's language")
             )
             msgs: list[Any] = [

@@ -8,6 +8,7 @@ with history) and questions carrying personal data are neither looked up nor sto
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from typing import Any
@@ -26,12 +27,18 @@ log = logging.getLogger(__name__)
 
 
 def cache_scope(c: Components, state: RAGState, ctx: Context) -> str:
-    """Collection, index version, filters, language and depth: what makes two answers comparable."""
+    """Collection, index version, filters, language, depth and edited prompts: what makes two
+    answers comparable."""
     index = c.index(ctx.collection or None)
     version = index.metadata().get("version", 0)
     filters = json.dumps(state.get("search_filters") or {}, sort_keys=True, ensure_ascii=False)
     top_k = state.get("top_k") or ctx.top_k
-    return f"{index.collection}|v{version}|{filters}|{state.get('language')}|{top_k}"
+    scope = f"{index.collection}|v{version}|{filters}|{state.get('language')}|{top_k}"
+    custom = ctx.custom_prompts()
+    if custom:  # a run with its own wording gets its own answers
+        digest = hashlib.sha256(json.dumps(custom, sort_keys=True).encode()).hexdigest()[:16]
+        scope += f"|prompts:{digest}"
+    return scope
 
 
 def make(c: Components) -> Node:

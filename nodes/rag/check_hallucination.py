@@ -8,7 +8,6 @@ max_regenerations) or gives the fallback answer.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -17,9 +16,8 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.heuristics import grading
 from graph.context import Context
-from graph.state import RAGState
-from nodes.rag import prompts
-from nodes.rag.common import ask_llm, numbered
+from graph.state import HallucinationVerdict, RAGState
+from nodes.rag.common import count_failure, judge, numbered
 from nodes.rag.generate_answer import passages_of
 from nodes.rag.schemas import HallucinationGrade
 from nodes.types import RAGNode as Node
@@ -30,47 +28,44 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         answer = state.get("answer") or ""
         texts = [p["text"] for p in passages_of(state)]
-        verdict: dict[str, Any]
-        g = None
-        if state.get("path") == "llm":
-            g = await ask_llm(
-                c,
-                ctx,
-                state,
-                node="check_hallucination",
-                role="grader",
-                schema=HallucinationGrade,
-                messages=[
-                    SystemMessage(prompts.HALLUCINATION_SYSTEM.format(passages=numbered(texts))),
-                    HumanMessage(f"Answer: {answer}"),
-                ],
-                override=ctx.grader_model,
-            )
-        if g is not None:
-            verdict = {
+
+        def from_llm(g: HallucinationGrade) -> HallucinationVerdict:
+            return {
                 "grounded": g.grounded,
                 "score": 1.0 if g.grounded else 0.0,
                 "path": "llm",
                 "unsupported": list(g.unsupported),
             }
-        else:
-            s = await asyncio.to_thread(
-                grading.check_support,
-                answer,
-                texts,
-                embed=c.embedder.encode_queries,
-                tokenize=c.tokenizer,
-                threshold=ctx.support_threshold,
+
+        def without_llm() -> HallucinationVerdict:
+            threshold = c.calibration.support_cosine if ctx.support_threshold is None else ctx.support_threshold
+            s = grading.check_support(
+                answer, texts, embed=c.embedder.encode_queries, tokenize=c.tokenizer, threshold=threshold
             )
-            verdict = {
+            return {
                 "grounded": s.grounded,
                 "score": round(s.score, 4),
                 "unsupported": list(s.unsupported),
                 "path": "sentence_support",
             }
-        out: dict[str, Any] = {"hallucination": verdict}
-        if not verdict["grounded"]:
-            out["hallucination_failures"] = int(state.get("hallucination_failures") or 0) + 1
-        return out
+
+        verdict = await judge(
+            c,
+            ctx,
+            state,
+            node="check_hallucination",
+            role="grader",
+            schema=HallucinationGrade,
+            messages=[
+                SystemMessage(ctx.hallucination_prompt.format(passages=numbered(texts))),
+                HumanMessage(f"Answer: {answer}"),
+            ],
+            override=ctx.grader_model,
+            from_llm=from_llm,
+            without_llm=without_llm,
+            # an extractive answer is checked by sentence support even when an LLM is configured
+            ask=state.get("path") == "llm",
+        )
+        return {"hallucination": verdict, **count_failure(state, "hallucination_failures", verdict["grounded"])}
 
     return check_hallucination

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
+V = TypeVar("V")
+#: the loop counters the graders keep (graph/routes.py caps them)
+FailureCounter = Literal["context_failures", "hallucination_failures", "answer_failures"]
 
 
 def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any) -> dict[str, Any]:
@@ -75,6 +79,42 @@ async def ask_llm(
     except RAGError as e:
         log_error("llm", node, state, e)
         return None
+
+
+async def judge(
+    c: Components,
+    ctx: Context,
+    state: RAGState,
+    *,
+    node: str,
+    role: Role,
+    schema: type[M],
+    messages: list[BaseMessage],
+    override: str = "",
+    from_llm: Callable[[M], V],
+    without_llm: Callable[[], V],
+    ask: bool = True,
+) -> V:
+    """One decision of an LLM-or-heuristic node: the model's when it gives one, else the heuristic's.
+
+    The graders and the router share this shape: ask the role's model for a structured reply
+    (only when ``ask``), turn it into the node's verdict with ``from_llm``; when there is no
+    reply (no LLM, breaker open, failed call) run ``without_llm`` in a worker thread, since the
+    heuristics embed and score on the CPU and would otherwise block the event loop.
+    """
+    reply = (
+        await ask_llm(c, ctx, state, node=node, role=role, schema=schema, messages=messages, override=override)
+        if ask
+        else None
+    )
+    if reply is not None:
+        return from_llm(reply)
+    return await asyncio.to_thread(without_llm)
+
+
+def count_failure(state: RAGState, key: FailureCounter, passed: bool) -> dict[str, int]:
+    """The loop counter update of a grader: one more failure under ``key`` unless it passed."""
+    return {} if passed else {key: int(state.get(key) or 0) + 1}
 
 
 def log_error(kind: str, node: str, state: RAGState, error: BaseException) -> None:

@@ -113,7 +113,7 @@ def make(c: Components) -> Node:
 async def _llm_answer(
     c: Components, ctx: Context, state: RAGState, question: str, lang: str, passages: list[Passage]
 ) -> str:
-    system = prompts.GENERATE_SYSTEM.format(
+    system = ctx.generate_prompt.format(
         language_name=messages.LANGUAGE_NAMES.get(lang, "the question's language"),
         no_info=messages.pick(messages.NO_INFO, lang),
         passages=numbered(_label(p) for p in passages),

@@ -11,7 +11,6 @@ produced: context relevance, grounding and usefulness. It is a ranking signal fo
 
 from __future__ import annotations
 
-import asyncio
 import math
 from typing import Any
 
@@ -21,9 +20,8 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.heuristics import grading
 from graph.context import Context
-from graph.state import RAGState
-from nodes.rag import prompts
-from nodes.rag.common import ask_llm
+from graph.state import AnswerVerdict, RAGState
+from nodes.rag.common import count_failure, judge
 from nodes.rag.schemas import AnswerGrade
 from nodes.types import RAGNode as Node
 
@@ -40,32 +38,37 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         question = state.get("question") or ""
         answer = state.get("answer") or ""
-        verdict: dict[str, Any] = {}
-        g = None
-        if state.get("path") == "llm":
-            g = await ask_llm(
-                c,
-                ctx,
-                state,
-                node="grade_answer",
-                role="grader",
-                schema=AnswerGrade,
-                messages=[
-                    SystemMessage(prompts.ANSWER_GRADE_SYSTEM),
-                    HumanMessage(f"Question: {question}\nAnswer: {answer}"),
-                ],
-                override=ctx.grader_model,
+
+        def from_llm(g: AnswerGrade) -> AnswerVerdict:
+            return {"useful": g.useful, "score": 1.0 if g.useful else 0.0, "reason": g.reason, "path": "llm"}
+
+        def without_llm() -> AnswerVerdict:
+            a = grading.grade_answer(
+                question,
+                answer,
+                embed=c.embedder.encode_queries,
+                calibration=c.calibration,
+                threshold=ctx.answer_threshold,
             )
-        if g is not None:
-            verdict = {"useful": g.useful, "score": 1.0 if g.useful else 0.0, "reason": g.reason, "path": "llm"}
-        else:
-            a = await asyncio.to_thread(
-                grading.grade_answer, question, answer, embed=c.embedder.encode_queries, threshold=ctx.answer_threshold
-            )
-            verdict = {"useful": a.useful, "score": round(a.score, 4), "reason": a.reason, "path": "similarity"}
-        out: dict[str, Any] = {"answer_verdict": verdict}
-        if not verdict["useful"]:
-            out["answer_failures"] = int(state.get("answer_failures") or 0) + 1
+            return {"useful": a.useful, "score": round(a.score, 4), "reason": a.reason, "path": "similarity"}
+
+        verdict = await judge(
+            c,
+            ctx,
+            state,
+            node="grade_answer",
+            role="grader",
+            schema=AnswerGrade,
+            messages=[
+                SystemMessage(ctx.answer_grade_prompt),
+                HumanMessage(f"Question: {question}\nAnswer: {answer}"),
+            ],
+            override=ctx.grader_model,
+            from_llm=from_llm,
+            without_llm=without_llm,
+            ask=state.get("path") == "llm",
+        )
+        out: dict[str, Any] = {"answer_verdict": verdict, **count_failure(state, "answer_failures", verdict["useful"])}
         context, hallucination = state.get("context_verdict"), state.get("hallucination")
         context_score = context["score"] if context else None
         grounding = hallucination["score"] if hallucination else None

@@ -9,7 +9,6 @@ else the fallback answer.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -21,9 +20,8 @@ from components.factory import Components
 from components.heuristics import grading
 from components.stores.qdrant import chunk_point_id
 from graph.context import Context
-from graph.state import RAGState, Result
-from nodes.rag import prompts
-from nodes.rag.common import ask_llm, numbered
+from graph.state import ContextVerdict, RAGState, Result
+from nodes.rag.common import count_failure, judge, numbered
 from nodes.rag.schemas import ContextGrade
 from nodes.types import RAGNode as Node
 
@@ -35,11 +33,33 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         question = state.get("standalone_question") or state.get("question") or ""
         results = list(state.get("results") or [])[: ctx.sources]
-        verdict: dict[str, Any]
+
+        def from_llm(g: ContextGrade) -> ContextVerdict:
+            ranks = sorted({n for n in g.relevant if 1 <= n <= len(results)})
+            return {
+                "relevant": bool(ranks),
+                "score": len(ranks) / len(results),
+                "reason": g.reason,
+                "path": "llm",
+                "ranks": ranks,
+            }
+
+        def without_llm() -> ContextVerdict:
+            g = _calibrated(c, ctx, question, results)
+            ranks = [i + 1 for i, s in enumerate(g.chunk_scores) if s >= ctx.context_threshold]
+            return {
+                "relevant": g.score >= ctx.context_threshold,
+                "score": round(g.score, 4),
+                "reason": g.reason,
+                "path": "calibrated",
+                "ranks": ranks or [1],
+            }
+
+        verdict: ContextVerdict
         if not results:
             verdict = {"relevant": False, "score": 0.0, "reason": "no results", "path": "rules", "ranks": []}
         else:
-            g = await ask_llm(
+            verdict = await judge(
                 c,
                 ctx,
                 state,
@@ -47,34 +67,14 @@ def make(c: Components) -> Node:
                 role="grader",
                 schema=ContextGrade,
                 messages=[
-                    SystemMessage(prompts.GRADE_CONTEXT_SYSTEM),
+                    SystemMessage(ctx.grade_context_prompt),
                     HumanMessage(f"Question: {question}\n\nPassages:\n{numbered(r['text'] for r in results)}"),
                 ],
                 override=ctx.grader_model,
+                from_llm=from_llm,
+                without_llm=without_llm,
             )
-            if g is not None:
-                ranks = sorted({n for n in g.relevant if 1 <= n <= len(results)})
-                verdict = {
-                    "relevant": bool(ranks),
-                    "score": len(ranks) / len(results),
-                    "reason": g.reason,
-                    "path": "llm",
-                    "ranks": ranks,
-                }
-            else:
-                g2 = await asyncio.to_thread(_calibrated, c, ctx, question, results)
-                ranks = [i + 1 for i, s in enumerate(g2.chunk_scores) if s >= ctx.context_threshold]
-                verdict = {
-                    "relevant": g2.score >= ctx.context_threshold,
-                    "score": round(g2.score, 4),
-                    "reason": g2.reason,
-                    "path": "calibrated",
-                    "ranks": ranks or [1],
-                }
-        out: dict[str, Any] = {"context_verdict": verdict}
-        if not verdict["relevant"]:
-            out["context_failures"] = int(state.get("context_failures") or 0) + 1
-        return out
+        return {"context_verdict": verdict, **count_failure(state, "context_failures", verdict["relevant"])}
 
     return grade_context
 
@@ -89,6 +89,8 @@ def _calibrated(c: Components, ctx: Context, question: str, results: list[Result
         embed=c.embedder.encode_documents,
         tokenize=c.tokenizer,
         idf=c.bm25(ctx.collection or None).idf,
+        calibration=c.calibration,
+        threshold=ctx.context_threshold,
     )
 
 

@@ -20,6 +20,7 @@ from components.text.language import detect_language
 from graph.context import Context
 from graph.state import GuardrailVerdict, RAGState, question_of, run_reset
 from guardrails import check_input, refusal
+from guardrails.policy import POLICY
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -48,9 +49,8 @@ def make(c: Components) -> Node:
             reason=verdict.reason,
             pii=sorted({m.kind for m in verdict.pii}),
         )
-        log.info("request %s: %s", request_id, verdict.redacted[:200])
-        # search runs no model, so a query that looks like an injection is only searched for
-        if not verdict.allowed and state.get("mode") != "search":
+        log.info("request %s: %s", request_id, verdict.redacted[: POLICY.log_preview_chars])
+        if not verdict.allowed and (state.get("mode") != "search" or POLICY.block_search_queries):
             log.warning("request %s blocked by the input guardrail: %s", request_id, verdict.reason)
             out.update(
                 answer=refusal(verdict.category, out["language"]),

@@ -10,6 +10,7 @@ from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState
 from guardrails import check_output
+from guardrails.policy import POLICY
 from nodes.rag.generate_answer import passages_of
 from nodes.types import RAGNode as Node
 
@@ -20,7 +21,7 @@ def make(c: Components) -> Node:
         verdict = check_output(answer, context=[p["text"] for p in passages_of(state)])
         out: dict[str, Any] = {}
         notes = []
-        if verdict.text != answer:
+        if POLICY.redact_unsupported_pii and verdict.text != answer:
             out["answer"] = verdict.text
             kinds = sorted({r.kind for r in verdict.redactions})
             notes.append(f"The output guardrail redacted personal data not found in the sources ({', '.join(kinds)}).")

@@ -77,7 +77,7 @@ def make(c: Components) -> Node:
 async def _llm_rewrite(
     c: Components, ctx: Context, state: RAGState, question: str, history: list[AnyMessage], reason: str
 ) -> Rewrite:
-    system = prompts.REWRITE_SYSTEM.format(
+    system = ctx.rewrite_prompt.format(
         hyde_instruction=prompts.HYDE_INSTRUCTION if ctx.hyde else prompts.NO_HYDE_INSTRUCTION
     )
     msgs: list[Any] = [SystemMessage(system), *history[-6:], HumanMessage(question)]

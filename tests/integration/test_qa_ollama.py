@@ -101,6 +101,21 @@ def test_llm_path_end_to_end_with_json_schema_formats(indexed: Components, serve
     assert "[1]" in system and "English" in system
 
 
+def test_prompts_edited_for_one_run_reach_the_model(indexed: Components, server: tuple[str, Behaviour]) -> None:
+    url, b = server
+    prompt = "Answer like a gardener, in {language_name}. Passages:\n{passages}"
+    out = run(components_for(indexed, url), generate_prompt=prompt, route_prompt="Route it. {Braces stay}.")
+    assert out["answer"] == ANSWER
+    systems = [r["messages"][0]["content"] for r in b.chat_requests if r["messages"][0]["role"] == "system"]
+    assert "Route it. {Braces stay}." in systems
+    generation = [s for s in systems if s.startswith("Answer like a gardener, in English. Passages:\n[1]")]
+    assert len(generation) == 1
+    # the next run without edits uses the default wording again
+    b.requests.clear()
+    run(components_for(indexed, url))
+    assert not any("gardener" in r["messages"][0]["content"] for r in b.chat_requests)
+
+
 def test_answer_tokens_stream_from_the_generator_only(indexed: Components, server: tuple[str, Behaviour]) -> None:
     url, _ = server
     g = build_rag_graph(components_for(indexed, url))

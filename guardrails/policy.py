@@ -1,0 +1,32 @@
+"""The guardrail policy: what the guardrails let through, block, redact and keep out of the cache.
+
+One place for the decisions; the checks themselves (patterns, detectors) live beside it in
+``guardrails/``, the texts users see when a question is blocked in ``components/text/messages.py``
+(``REFUSAL``, ``TOO_LONG``). Nodes and routers read ``POLICY`` and hold no policy of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GuardrailPolicy:
+    """Decisions of the input and output guardrails, with why each default is what it is."""
+
+    #: characters; a longer question is a pasted document or an attack, not a question
+    max_input_chars: int = 4000
+    #: search runs no model, so an injection-looking search query can do no harm: it is searched
+    #: for (with the verdict in the trace) unless this is set
+    block_search_queries: bool = False
+    #: personal data never blocks (people ask about their own notes, which hold their own
+    #: addresses), but an answer to a question that holds some is not cached, since the cache
+    #: may serve it to another asker
+    cache_answers_with_pii: bool = False
+    #: characters of the redacted question written to the log per request
+    log_preview_chars: int = 200
+    #: personal data in an answer that no passage contains came from the model: redact it
+    redact_unsupported_pii: bool = True
+
+
+POLICY = GuardrailPolicy()
