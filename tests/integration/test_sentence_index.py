@@ -83,7 +83,11 @@ def test_an_extractive_answer_embeds_only_the_question(store: Any) -> None:
     by_store = extract_answer(QUESTION, passages, embed=c.sentences().embed, **kw)
     c.embedder.clear_query_cache()
     by_model = extract_answer(QUESTION, passages, embed=c.embedder.encode_queries, **kw)
-    assert by_store == by_model
+    assert (by_store.answer, by_store.used_sources) == (by_model.answer, by_model.used_sources)
+    # A stored vector is the question-time one to cosine >= 0.9999, not bit for bit: under bf16
+    # (auto on CPUs with native bf16) an encoding depends on the batch it ran in. The confidence,
+    # rounded to 3 places, may therefore differ in its last place, and by no more.
+    assert abs(by_store.confidence - by_model.confidence) <= 0.001 + 1e-9
 
 
 def test_a_reingested_edit_adds_its_new_sentences_and_drops_the_old(store: Any) -> None:
