@@ -58,6 +58,8 @@ class FieldFilter(BaseModel):
                     raise ValueError(
                         f"range bound {bound!r} on {self.key!r} is neither a number nor an ISO date"
                     ) from None
+        if len({isinstance(b, str) for b in (self.gte, self.lte, self.gt, self.lt) if b is not None}) > 1:
+            raise ValueError(f"range filter on {self.key!r} mixes ISO dates and numbers")
         return self
 
 

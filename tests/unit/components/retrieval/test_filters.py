@@ -265,3 +265,9 @@ def test_the_error_names_every_problem_at_once() -> None:
         SearchFilters.parse({"vault": ["life"], "created_to": "yesterday"})
     assert "vault: Extra inputs are not permitted" in str(e.value)
     assert "created_to: Input should be a valid date" in str(e.value)
+
+
+def test_a_range_mixing_a_date_and_a_number_is_refused_up_front() -> None:
+    # was accepted, then failed with a bare TypeError ("not a date: 5.0") when the search built its filter
+    with pytest.raises(QueryError, match="range filter on 'created' mixes ISO dates and numbers"):
+        SearchFilters.parse({"where": [{"key": "created", "op": "range", "gte": "2024-01-01", "lte": 5}]})
