@@ -187,6 +187,9 @@ def test_all_given_filters_must_hold() -> None:
         ({"where": [{"key": "tags", "op": "in", "value": ["rag", "和食"]}]}, ["miso", "rrf"]),
         ({"where": [{"key": "text", "op": "contains", "value": "火を止めて"}]}, ["miso"]),
         ({"where": [{"key": "text", "op": "contains", "value": "rrf"}]}, []),  # case-sensitive
+        # on a list field, as Qdrant does: a substring of any element (was: never, on the BM25 side only)
+        ({"where": [{"key": "tags", "op": "contains", "value": "search"}]}, ["rrf"]),
+        ({"where": [{"key": "section_hierarchy", "op": "contains", "value": "出"}]}, ["miso"]),
         ({"where": [{"key": "metadata.year", "op": "range", "gte": 2021, "lte": 2021}]}, ["paper"]),
         ({"where": [{"key": "metadata.year", "op": "range", "gt": 2021}]}, []),
         ({"where": [{"key": "metadata.peer_reviewed", "op": "range", "gte": 0}]}, []),  # a bool is no number
