@@ -8,8 +8,8 @@ Semantics: ``vaults`` any of; ``tags`` all of; ``created_from``/``created_to`` i
 created date; ``source`` exact, ``source_prefix`` a path or URL prefix; ``section`` any heading
 of the chunk's section path; ``language``; ``doc_ids`` any of; ``where`` free conditions on any
 payload field: ``eq`` (a list field matches when any element equals), ``in`` (any of),
-``contains`` (case-sensitive substring of a text field) and ``range`` (``gte``/``lte``/``gt``/``lt``; numbers, or
-ISO dates on date fields).
+``contains`` (case-sensitive substring of a text field, or of any element of a list field) and
+``range`` (``gte``/``lte``/``gt``/``lt``; numbers, or ISO dates on date fields).
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ class FieldFilter(BaseModel):
                     raise ValueError(
                         f"range bound {bound!r} on {self.key!r} is neither a number nor an ISO date"
                     ) from None
+        if len({isinstance(b, str) for b in (self.gte, self.lte, self.gt, self.lt) if b is not None}) > 1:
+            raise ValueError(f"range filter on {self.key!r} mixes ISO dates and numbers")
         return self
 
 
@@ -212,7 +214,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         return Condition(
             f"{key} contains {v!r}",
             models.FieldCondition(key=key, match=models.MatchSubstring(substring=v)),
-            lambda p: isinstance(_get(p, key), str) and v in _get(p, key),
+            lambda p: any(isinstance(x, str) and v in x for x in _values(_get(p, key))),
         )
     bounds = {"gte": w.gte, "lte": w.lte, "gt": w.gt, "lt": w.lt}
     label = f"{key} " + " ".join(f"{k} {v}" for k, v in bounds.items() if v is not None)

@@ -45,6 +45,7 @@ FILTERS = [
     {"where": [{"key": "format", "op": "eq", "value": "markdown"}, {"key": "title", "op": "contains", "value": "BM"}]},
     {"where": [{"key": "chunk_index", "op": "range", "gte": 1, "lt": 3}]},
     {"where": [{"key": "tags", "op": "in", "value": ["rag", "running"]}]},
+    {"where": [{"key": "tags", "op": "contains", "value": "search"}]},  # a substring of any element of a list
     {"where": [{"key": "created", "op": "range", "gte": "2025-06-01"}]},
 ]
 

@@ -1,10 +1,12 @@
-"""The fusion variants the sweep compares: each must rank documents the way its formula says."""
+"""The product's fusion methods: RRF by rank and weight, convex over min-max scaled scores."""
 
 from __future__ import annotations
 
-from components.retrieval.fusion import convex, fuse, minmax
+import numpy as np
+import pytest
+
+from components.retrieval.fusion import convex, fuse, minmax, rrf
 from components.retrieval.hits import Hit
-from evals.fusion_sweep import convex_fusion, rrf_fusion, variants
 
 
 def hits(*pairs: tuple[str, float]) -> list[Hit]:
@@ -15,13 +17,16 @@ DENSE = hits(("a#0", 0.90), ("b#0", 0.85), ("c#0", 0.50))
 BM25 = hits(("d#0", 12.0), ("b#0", 11.0), ("c#0", 2.0))
 
 
-def test_rrf_prefers_the_chunk_both_retrievers_rank_high() -> None:
-    assert rrf_fusion(60.0, 1.0, 1.0, depth=100)(DENSE, BM25)[0] == "b"
-
-
-def test_rrf_depth_cuts_each_list_before_fusing() -> None:
-    # at depth 1 each retriever contributes only its first chunk: a and d tie, the id breaks it
-    assert rrf_fusion(60.0, 1.0, 1.0, depth=1)(DENSE, BM25) == ["a", "d"]
+def test_rrf_fuses_by_rank_with_weights_and_deterministic_ties() -> None:
+    fused = rrf({"dense": ["a", "b", "c"], "bm25": ["c", "a"]}, k=60)
+    assert [pid for pid, _ in fused] == ["a", "c", "b"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    only_bm25 = rrf({"dense": ["a"], "bm25": ["b"]}, weights={"dense": 0.0})
+    assert [pid for pid, _ in only_bm25] == ["b"]
+    assert [p for p, _ in rrf({"x": ["b"], "y": ["a"]})] == ["a", "b"]
+    with pytest.raises(ValueError):
+        rrf({"x": ["a"]}, k=-1)
+    assert np.isfinite(fused[0][1])
 
 
 def test_minmax_scales_each_list_to_zero_one() -> None:
@@ -39,22 +44,7 @@ def test_convex_scores_are_zero_to_one_and_renormalise_over_lists_that_answered(
 
 
 def test_the_products_fuse_offers_both_methods_and_refuses_others() -> None:
-    import pytest
-
     assert fuse([DENSE], [BM25], method="convex")[0].point_id == "b#0"
     assert fuse([DENSE], [BM25], method="rrf")[0].point_id == "b#0"
     with pytest.raises(ValueError, match="fusion must be one of rrf, convex"):
         fuse([DENSE], [BM25], method="borda")
-
-
-def test_convex_weights_move_the_winner() -> None:
-    # dense alone favours a, bm25 alone favours d; the blend follows the weight
-    assert convex_fusion(1.0, depth=100)(DENSE, BM25)[0] == "a"
-    assert convex_fusion(0.0, depth=100)(DENSE, BM25)[0] == "d"
-    assert convex_fusion(0.5, depth=100)(DENSE, BM25)[0] == "b"
-
-
-def test_every_variant_is_labelled_with_its_depth() -> None:
-    labels = list(variants([50, 100]))
-    assert labels[:2] == ["dense only", "bm25 only"]
-    assert all("depth=50" in x or "depth=100" in x for x in labels[2:])

@@ -87,13 +87,6 @@ def test_stitching_nothing_is_empty() -> None:
     assert stitch_parent([]) == ""
 
 
-def test_estimate_tokens() -> None:
-    assert estimate_tokens("") == 0
-    assert estimate_tokens("味噌汁") == 3
-    assert estimate_tokens("one two three four five six seven eight nine ten") == 13
-    assert estimate_tokens("RRF の k は 60") == 2 + 4  # の and は, then three words x 1.3 rounded up
-
-
 class Store:
     """Chunk payloads by parent id, answering like QdrantIndex.chunks_by_parent."""
 

@@ -2,7 +2,6 @@ import itertools
 
 from components.ingestion.chunker import chunk_document, chunk_section, split_sections
 from components.ingestion.documents import Document
-from components.text.sentences import split_sentences
 
 
 def doc(text: str, **kw: object) -> Document:
@@ -14,12 +13,6 @@ def test_sections_follow_heading_hierarchy_and_ignore_code_fences() -> None:
     secs = split_sections(text)
     assert [s.hierarchy for s in secs] == [[], ["A"], ["A", "B"], ["A", "C"], ["D"]]
     assert "# not a heading" in secs[2].text
-
-
-def test_japanese_and_english_sentence_ends() -> None:
-    text = "これはペンです。あれは何？すごい！Next one. Done"
-    assert split_sentences(text) == ["これはペンです。", "あれは何？", "すごい！", "Next one. ", "Done"]
-    assert "".join(split_sentences(text)) == text
 
 
 def test_chunks_respect_size_and_cut_at_sentence_ends() -> None:

@@ -4,7 +4,6 @@ import pytest
 
 from components.ingestion.loaders import SourceFile, discover, find_vault, load_file, parse_markdown
 from components.resilience.errors import IndexingError
-from components.text.language import detect_language
 
 
 def test_frontmatter_tags_links_and_dates() -> None:
@@ -108,10 +107,3 @@ def test_html_headings_become_sections(tmp_path: Path) -> None:
     [d] = list(load_file(SourceFile(p, "v")))
     assert d.title == "ページ" and d.source == "https://ex.com/p" and d.origin == str(p)  # type: ignore[union-attr]
     assert d.text == "# 見出し\n\n本文です。\n\n## Sub\n\n- item"  # type: ignore[union-attr]
-
-
-def test_language_detection() -> None:
-    assert detect_language("味噌汁の作り方を教えて") == "ja"
-    assert detect_language("How do I make miso soup?") == "en"
-    assert detect_language("BM25 の k1 は何？") == "ja"
-    assert detect_language("1234 !!") == "und"
