@@ -36,7 +36,7 @@ from langgraph.constants import TAG_NOSTREAM  # the tag that keeps a model's tok
 from ollama import ResponseError
 from pydantic import BaseModel, ValidationError
 
-from components.resilience.breaker import Breakers, ServiceBreaker
+from components.resilience.breaker import Breakers
 from components.resilience.errors import CircuitOpen, LLMError, LLMUnavailable
 from components.settings import Settings
 
@@ -73,7 +73,7 @@ class ChatModels:
         models: Mapping[str, BaseChatModel] | None = None,
     ) -> None:
         self._settings = settings
-        self._breaker: ServiceBreaker = breakers.get("llm")
+        self._breakers = breakers
         self._injected: dict[str, BaseChatModel] = dict(models or {})
         # ChatOllama's async httpx client keeps connections bound to the event loop that opened them;
         # reused from another loop (a second asyncio.run in the CLI or tests) it fails with
@@ -110,7 +110,7 @@ class ChatModels:
 
     def available(self, role: Role, override: str = "") -> bool:
         """Configured and the "llm" breaker lets calls through: nodes use it to skip straight to fallbacks."""
-        return self.configured(role, override) and self._breaker.allow()
+        return self.configured(role, override) and self._breakers.allow("llm")
 
     def get(self, role: Role, override: str = "") -> BaseChatModel:
         """The chat model for ``role``; raises :class:`LLMUnavailable` when none is configured."""
@@ -207,36 +207,33 @@ class ChatModels:
         name = self.model_name(role, override)
         started = time.perf_counter()
         try:
-            self._breaker.acquire()
+            # only LLMError / LLMUnavailable count against the server; an error _classify does not
+            # know (a bug, bad input) and cancellation (e.g. the node's timeout) give no verdict
+            async with self._breakers.guard("llm", is_failure=_is_llm_failure):
+                try:
+                    return await call()
+                except (LLMError, LLMUnavailable):
+                    raise
+                except Exception as exc:
+                    mapped = self._classify(exc, role, name)
+                    if mapped is None:
+                        raise
+                    raise mapped from exc
         except CircuitOpen as exc:
             logger.warning("LLM call skipped: kind=circuit_open role=%s model=%s: %s", role, name, exc)
             raise LLMUnavailable(str(exc), kind="circuit_open") from exc
-        try:
-            result = await call()
         except (LLMError, LLMUnavailable) as exc:
-            self._breaker.failure(exc)
             self._log(exc, role, name, started)
             raise
         except Exception as exc:
-            mapped = self._classify(exc, role, name)
-            if mapped is None:  # not the service's fault (a bug, bad input): no verdict on its health
-                self._breaker.release()
-                logger.error(
-                    "LLM call failed: kind=unexpected role=%s model=%s elapsed=%.2fs error=%r",
-                    role,
-                    name,
-                    time.perf_counter() - started,
-                    exc,
-                )
-                raise
-            self._breaker.failure(mapped)
-            self._log(mapped, role, name, started)
-            raise mapped from exc
-        except BaseException:
-            self._breaker.release()  # cancelled (e.g. the node's timeout): says nothing about the server
+            logger.error(
+                "LLM call failed: kind=unexpected role=%s model=%s elapsed=%.2fs error=%r",
+                role,
+                name,
+                time.perf_counter() - started,
+                exc,
+            )
             raise
-        self._breaker.success()
-        return result
 
     def _log(self, exc: LLMError | LLMUnavailable, role: Role, name: str, started: float) -> None:
         logger.warning(
@@ -290,6 +287,11 @@ class ChatModels:
                 kind="transport",
             )
         return None
+
+
+def _is_llm_failure(exc: BaseException) -> bool:
+    """The errors that count against the "llm" breaker: the ones ``_classify`` blames on the server."""
+    return isinstance(exc, (LLMError, LLMUnavailable))
 
 
 def _label(model: BaseChatModel) -> str:
