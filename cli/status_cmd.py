@@ -9,8 +9,10 @@ from rich.table import Table
 
 from cli.output import console, print_json
 from components.factory import Components
+from components.models import providers
 from components.models.calibration import is_calibrated
-from components.resilience.errors import CollectionNotFound
+from components.resilience.errors import CollectionNotFound, LLMUnavailable
+from components.settings import Settings
 from components.stores.bm25 import cache_path, cache_state
 
 
@@ -21,6 +23,15 @@ def ollama_state(url: str, timeout: float = 2.0) -> dict[str, Any]:
         return {"url": url, "reachable": True, "version": r.json().get("version")}
     except Exception as e:  # any failure means "not reachable" here; say which
         return {"url": url, "reachable": False, "error": f"{type(e).__name__}: {e}"}
+
+
+def _served_at(s: Settings, model: str) -> str:
+    """``model at <server>``, naming the provider's server as the settings point at it."""
+    try:
+        p, name = providers.resolve(model, s.llm_provider)
+    except LLMUnavailable as e:  # an unknown LLM_PROVIDER: status says so instead of failing
+        return f"{model} ({e})"
+    return f"{name} at {p.url(s)}" if p.name == "ollama" else f"{name} via {p.name} at {p.url(s)}"
 
 
 def gather(c: Components, collection: str | None) -> dict[str, Any]:
@@ -60,9 +71,10 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
     roles = {r: getattr(s, f"llm_model_{r}") or s.llm_model for r in ("router", "rewriter", "grader", "generator")}
     report["llm"] = {
         "configured": any(roles.values()),
+        "provider": s.llm_provider,
         "models": roles,
         "note": (
-            f"{', '.join(sorted({m for m in roles.values() if m}))} at {s.ollama_base_url}"
+            ", ".join(sorted({_served_at(s, m) for m in roles.values() if m}))
             if any(roles.values())
             else "no LLM configured (LLM_MODEL): Q&A answers extractively, with citations"
         ),

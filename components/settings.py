@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -64,10 +64,28 @@ class Settings(BaseSettings):
     )
     vector_timeout: float = Field(default=5.0, gt=0, description="Seconds before dense retrieval is cut.")
     reranker_timeout: float = Field(default=10.0, gt=0, description="Seconds before reranking is skipped.")
+    llm_provider: str = Field(
+        default="ollama",
+        description="Which LangChain integration builds the chat models: ollama (at OLLAMA_BASE_URL) or "
+        "openai (any OpenAI-compatible server, e.g. llama.cpp, vLLM, LM Studio, at LLM_BASE_URL; needs "
+        "pip install 'agentic-rag[openai]'). A model named provider:model (openai:qwen2.5) picks its own.",
+    )
+    llm_base_url: str = Field(
+        default="",
+        description="Base URL of the chat server of a provider other than Ollama, e.g. "
+        "http://localhost:8080/v1. Empty: the provider's own default (OPENAI_BASE_URL, then "
+        "api.openai.com). Ollama always uses OLLAMA_BASE_URL.",
+    )
+    llm_api_key: SecretStr | None = Field(
+        default=None,
+        description="API key for LLM_BASE_URL's server; a local server that checks no key accepts any "
+        "value. Empty: the provider's own variable (OPENAI_API_KEY).",
+    )
     llm_model: str = Field(
         default="",
-        description="Ollama chat model for every LLM role (e.g. qwen2.5:7b-instruct). Empty: no LLM; "
-        "every LLM node takes its non-LLM path (extractive answers).",
+        description="Chat model for every LLM role: an Ollama model (e.g. qwen2.5:7b-instruct) or a model "
+        "of LLM_PROVIDER; provider:model (openai:qwen2.5) picks the provider. Empty: no LLM; every LLM "
+        "node takes its non-LLM path (extractive answers).",
     )
     llm_model_router: str = Field(default="", description="Model for query analysis and routing (default LLM_MODEL).")
     llm_model_rewriter: str = Field(default="", description="Model for query rewrite and HyDE (default LLM_MODEL).")

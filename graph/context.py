@@ -24,7 +24,6 @@ def _prompt(default: str, used_by: str, placeholders: tuple[str, ...] = (), requ
     )
 
 
-
 @dataclass
 class Context:
     """Per-run settings. Process settings (URLs, paths) come from the environment instead."""

@@ -86,20 +86,22 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
         b.add_node(routed(timed(module.make(c)), router), destinations=destinations(router))
     ranked = destinations(routes.after_ranking)
     # langgraph's overloads do not list handlers that take a NodeError, hence the ignores
-    b.add_node(timed(retrieve_dense.make(c)), timeout=s.vector_timeout, error_handler=retrieve_dense.make_failed(c))  # type: ignore[call-overload]
-    b.add_node(timed(retrieve_bm25.make(c)), error_handler=retrieve_bm25.bm25_failed)  # type: ignore[call-overload]
+    b.add_node(
+        timed(retrieve_dense.make(c)), timeout=s.vector_timeout, error_handler=retrieve_dense.dense_failed.handler(c)
+    )  # type: ignore[call-overload]
+    b.add_node(timed(retrieve_bm25.make(c)), error_handler=retrieve_bm25.bm25_failed.handler(c))  # type: ignore[call-overload]
     b.add_node(
         routed(timed(rerank_results.make(c)), routes.after_ranking),
         destinations=(*ranked, "rerank_skipped"),
         timeout=s.reranker_timeout,
-        error_handler=rerank_results.make_failed(c),
+        error_handler=rerank_results.rerank_failed.handler(c),
     )  # type: ignore[call-overload]
     b.add_node(routed(timed(rerank_results.make_skipped(c)), routes.after_ranking), destinations=ranked)
     b.add_node(
         routed(timed(search_web.make(c)), routes.after_web_search),
         destinations=destinations(routes.after_web_search),
         timeout=s.web_search_timeout,
-        error_handler=search_web.web_failed,
+        error_handler=search_web.web_failed.handler(c),
     )  # type: ignore[call-overload]
     b.add_node(
         timed(generate_answer.make(c)),
@@ -107,7 +109,7 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
         retry_policy=RetryPolicy(
             max_attempts=1 + s.llm_retries, initial_interval=0.5, retry_on=(LLMError, NodeTimeoutError)
         ),
-        error_handler=generate_answer.generation_failed,
+        error_handler=generate_answer.generation_failed.handler(c),
     )  # type: ignore[call-overload]
 
     b.add_edge(START, "guard_input")

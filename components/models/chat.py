@@ -1,6 +1,6 @@
 """Chat models per role (router, rewriter, grader, generator), called through the "llm" circuit breaker.
 
-The graph never talks to Ollama directly: nodes ask :class:`ChatModels` for a plain answer
+The graph never talks to an LLM server directly: nodes ask :class:`ChatModels` for a plain answer
 (:meth:`ChatModels.generate`, streamed token by token to LangGraph's ``stream_mode="messages"``)
 or a typed verdict (:meth:`ChatModels.structured`, never streamed as answer tokens). Every
 failure is turned into one of two errors so that nodes need only two rules:
@@ -10,9 +10,10 @@ failure is turned into one of two errors so that nodes need only two rules:
 * :class:`~components.resilience.errors.LLMError`: this call failed (HTTP 5xx, read timeout, output that does
   not fit the schema). A retry may succeed.
 
-Any LangChain chat model can be injected per role (``models=``), which is how tests script the
-LLM and how Python users plug in another provider; without injection the models are
-langchain-ollama ``ChatOllama`` clients pointed at ``OLLAMA_BASE_URL``.
+Without injection the models come from the provider registry (``components/models/providers.py``):
+Ollama by default, or any provider there (``LLM_PROVIDER``, or a model named ``openai:qwen2.5``),
+built by LangChain's ``init_chat_model``. Any LangChain chat model can also be injected per role
+(``models=``), which is how tests script the LLM and how Python users plug in a model in code.
 """
 
 from __future__ import annotations
@@ -24,20 +25,20 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal, TypeVar, get_args
+from typing import Literal, TypeVar, get_args
 
 import httpx
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig, ensure_config
-from langchain_ollama import ChatOllama
-from langgraph.constants import TAG_NOSTREAM  # the tag that keeps a model's tokens out of stream_mode="messages"
-from ollama import ResponseError
 from pydantic import BaseModel, ValidationError
 
-from components.resilience.breaker import Breakers, ServiceBreaker
+from components.models import providers
+from components.models.providers import ChatProvider
+from components.resilience.breaker import Breakers
 from components.resilience.errors import CircuitOpen, LLMError, LLMUnavailable
+from components.resilience.network import http_status, network_failure
 from components.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -48,9 +49,11 @@ ROLES: tuple[Role, ...] = get_args(Role)
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
-CONNECT_TIMEOUT = 5.0
-"""Seconds to open a connection: a reachable Ollama accepts at once; waiting the full LLM timeout
-on a dead host would only delay the fallback."""
+TAG_NOSTREAM = "nostream"
+"""The run tag that keeps a model's tokens out of LangGraph's ``stream_mode="messages"``.
+
+It is LangGraph's ``langgraph.constants.TAG_NOSTREAM``, written out because building blocks do
+not import LangGraph (ARCHITECTURE: components are framework-free); a unit test keeps the two equal."""
 
 _DETERMINISTIC_ROLES: frozenset[Role] = frozenset({"router", "grader"})
 """Roles whose verdicts steer the graph: temperature 0 so the same question takes the same path."""
@@ -59,10 +62,11 @@ _DETERMINISTIC_ROLES: frozenset[Role] = frozenset({"router", "grader"})
 class ChatModels:
     """Chat model per role, built lazily, cached, and called through the "llm" breaker.
 
-    ``models`` maps a role (or an Ollama model name) to any LangChain chat model; an injected
-    model is used even when ``LLM_MODEL`` is empty. Roles without an injected model use
-    ``ChatOllama`` with the role's model name from the settings (``LLM_MODEL_<ROLE>``, else
-    ``LLM_MODEL``); a per-call ``override`` names another Ollama model (e.g. from the run's Context).
+    ``models`` maps a role (or a model name) to any LangChain chat model; an injected model is
+    used even when ``LLM_MODEL`` is empty. Roles without an injected model use the role's model
+    from the settings (``LLM_MODEL_<ROLE>``, else ``LLM_MODEL``) of ``LLM_PROVIDER`` (or of the
+    provider the name starts with, ``openai:...``); a per-call ``override`` names another model
+    the same way (e.g. from the run's Context).
     """
 
     def __init__(
@@ -73,11 +77,11 @@ class ChatModels:
         models: Mapping[str, BaseChatModel] | None = None,
     ) -> None:
         self._settings = settings
-        self._breaker: ServiceBreaker = breakers.get("llm")
+        self._breakers = breakers
         self._injected: dict[str, BaseChatModel] = dict(models or {})
-        # ChatOllama's async httpx client keeps connections bound to the event loop that opened them;
-        # reused from another loop (a second asyncio.run in the CLI or tests) it fails with
-        # "Event loop is closed". Clients are therefore cached per running loop.
+        # a chat model's async httpx client keeps connections bound to the event loop that opened
+        # them; reused from another loop (a second asyncio.run in the CLI or tests) it fails with
+        # "Event loop is closed". Models are therefore cached per running loop.
         self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], BaseChatModel]]
         self._by_loop = weakref.WeakKeyDictionary()
         self._no_loop: dict[tuple[str, str], BaseChatModel] = {}
@@ -108,9 +112,16 @@ class ChatModels:
         """Whether ``role`` has a model at all (injected, overridden or set in the settings)."""
         return bool(self.model_name(role, override))
 
+    def provider(self, role: Role, override: str = "") -> ChatProvider | None:
+        """The provider that serves ``role`` (None for an injected model or none configured)."""
+        if self._injected_for(role, override) is not None:
+            return None
+        name = self.model_name(role, override)
+        return providers.resolve(name, self._settings.llm_provider)[0] if name else None
+
     def available(self, role: Role, override: str = "") -> bool:
         """Configured and the "llm" breaker lets calls through: nodes use it to skip straight to fallbacks."""
-        return self.configured(role, override) and self._breaker.allow()
+        return self.configured(role, override) and self._breakers.allow("llm")
 
     def get(self, role: Role, override: str = "") -> BaseChatModel:
         """The chat model for ``role``; raises :class:`LLMUnavailable` when none is configured."""
@@ -122,7 +133,8 @@ class ChatModels:
             raise LLMUnavailable(
                 f"No LLM configured: set LLM_MODEL (an Ollama model, e.g. qwen2.5:7b-instruct, pulled with "
                 f"`ollama pull`) or LLM_MODEL_{role.upper()}, and OLLAMA_BASE_URL if Ollama is not on "
-                f"localhost:11434. Without one, answers are extractive.",
+                f"localhost:11434 (or LLM_PROVIDER=openai and LLM_BASE_URL for an OpenAI-compatible "
+                f"server). Without one, answers are extractive.",
                 kind="not_configured",
             )
         try:
@@ -133,19 +145,11 @@ class ChatModels:
             cache = self._no_loop if loop is None else self._by_loop.setdefault(loop, {})
             model = cache.get((role, name))
             if model is None:
-                model = self._ollama(role, name)
+                provider, bare = providers.resolve(name, self._settings.llm_provider)
+                temperature = 0.0 if role in _DETERMINISTIC_ROLES else None
+                model = providers.build(provider, bare, self._settings, temperature=temperature)
                 cache[(role, name)] = model
             return model
-
-    def _ollama(self, role: Role, name: str) -> ChatOllama:
-        s = self._settings
-        timeout = httpx.Timeout(s.llm_timeout, connect=min(CONNECT_TIMEOUT, s.llm_timeout))
-        kwargs: dict[str, Any] = {}
-        if role in _DETERMINISTIC_ROLES:
-            kwargs["temperature"] = 0.0
-        # the httpx timeout bounds the wait for each piece of the answer (first token, next token),
-        # so a stalled server is cut at LLM_TIMEOUT while a long answer that keeps streaming is not
-        return ChatOllama(model=name, base_url=s.ollama_base_url, client_kwargs={"timeout": timeout}, **kwargs)
 
     # -- calls -----------------------------------------------------------------------------
 
@@ -177,14 +181,15 @@ class ChatModels:
         override: str = "",
         config: RunnableConfig | None = None,
     ) -> T:
-        """A typed verdict (Pydantic ``schema``), constrained by Ollama's ``format`` = the JSON schema.
+        """A typed verdict (Pydantic ``schema``), decoding constrained to its JSON schema where the provider can.
 
         The call is tagged ``nostream`` so a grader's JSON never shows up as answer tokens in
         ``stream_mode="messages"``.
         """
         model = self.get(role, override)
-        if isinstance(model, ChatOllama):
-            runnable = model.with_structured_output(schema, method="json_schema")
+        provider = self.provider(role, override)
+        if provider is not None and provider.structured_method:
+            runnable = model.with_structured_output(schema, method=provider.structured_method)  # type: ignore[arg-type]
         else:
             runnable = model.with_structured_output(schema)
         cfg = ensure_config(config)  # inherits the node's callbacks and tags when config is None
@@ -207,36 +212,33 @@ class ChatModels:
         name = self.model_name(role, override)
         started = time.perf_counter()
         try:
-            self._breaker.acquire()
+            # only LLMError / LLMUnavailable count against the server; an error _classify does not
+            # know (a bug, bad input) and cancellation (e.g. the node's timeout) give no verdict
+            async with self._breakers.guard("llm", is_failure=_is_llm_failure):
+                try:
+                    return await call()
+                except (LLMError, LLMUnavailable):
+                    raise
+                except Exception as exc:
+                    mapped = self._classify(exc, role, override)
+                    if mapped is None:
+                        raise
+                    raise mapped from exc
         except CircuitOpen as exc:
             logger.warning("LLM call skipped: kind=circuit_open role=%s model=%s: %s", role, name, exc)
             raise LLMUnavailable(str(exc), kind="circuit_open") from exc
-        try:
-            result = await call()
         except (LLMError, LLMUnavailable) as exc:
-            self._breaker.failure(exc)
             self._log(exc, role, name, started)
             raise
         except Exception as exc:
-            mapped = self._classify(exc, role, name)
-            if mapped is None:  # not the service's fault (a bug, bad input): no verdict on its health
-                self._breaker.release()
-                logger.error(
-                    "LLM call failed: kind=unexpected role=%s model=%s elapsed=%.2fs error=%r",
-                    role,
-                    name,
-                    time.perf_counter() - started,
-                    exc,
-                )
-                raise
-            self._breaker.failure(mapped)
-            self._log(mapped, role, name, started)
-            raise mapped from exc
-        except BaseException:
-            self._breaker.release()  # cancelled (e.g. the node's timeout): says nothing about the server
+            logger.error(
+                "LLM call failed: kind=unexpected role=%s model=%s elapsed=%.2fs error=%r",
+                role,
+                name,
+                time.perf_counter() - started,
+                exc,
+            )
             raise
-        self._breaker.success()
-        return result
 
     def _log(self, exc: LLMError | LLMUnavailable, role: Role, name: str, started: float) -> None:
         logger.warning(
@@ -248,48 +250,77 @@ class ChatModels:
             exc,
         )
 
-    def _classify(self, exc: Exception, role: Role, name: str) -> LLMError | LLMUnavailable | None:
+    def _classify(self, exc: Exception, role: Role, override: str) -> LLMError | LLMUnavailable | None:
         """Map a client exception to LLMUnavailable (stop trying) or LLMError (retryable); None if not the LLM's."""
-        url = self._settings.ollama_base_url
-        if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+        name = self.model_name(role, override)
+        provider = self.provider(role, override)
+        if provider is not None:
+            url = provider.url(self._settings)
+            where = f"{provider.label} at {url}"
+        else:  # an injected model: only its own client knows where it runs
+            url = ""
+            where = f"the server of the {role} model"
+        subject = where[:1].upper() + where[1:]  # the same place, at the start of a sentence
+        failure = network_failure(exc)
+        if failure == "timeout":
             return LLMError(
                 f"The {role} model {name} did not answer within {self._settings.llm_timeout:g} s "
-                f"(LLM_TIMEOUT) at {url}; a retry may succeed, or raise LLM_TIMEOUT for a slow machine.",
+                f"(LLM_TIMEOUT){f' at {url}' if url else ''}; a retry may succeed, or raise LLM_TIMEOUT for a "
+                f"slow machine.",
                 kind="timeout",
             )
-        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError)):
+        if failure == "unreachable":
+            hint = provider.unreachable_hint if provider else "Check that it runs"
             return LLMUnavailable(
-                f"Cannot reach Ollama at {url} for the {role} model {name} ({type(exc).__name__}: {exc}). "
-                f"Check that the server runs (`ollama serve`) and OLLAMA_BASE_URL is right; "
-                f"answers are extractive until it is back.",
+                f"Cannot reach {where} for the {role} model {name} ({type(exc).__name__}: {exc}). "
+                f"{hint}; answers are extractive until it is back.",
                 kind="connection",
             )
-        if isinstance(exc, ResponseError):
-            if exc.status_code == 404:
+        status = http_status(exc)
+        if status is not None:
+            detail = _first_line(exc)
+            if status == 404:
+                bare = providers.resolve(name, self._settings.llm_provider)[1] if provider else name
+                hint = provider.model_hint.format(model=bare) if provider else "check the model name"
                 return LLMUnavailable(
-                    f"Ollama at {url} does not have the model {name}: run `ollama pull {name}` "
-                    f"or set LLM_MODEL to a model it has ({exc.error}).",
+                    f"{subject} does not have the model {name}: {hint} ({detail}).",
                     kind="model_missing",
                 )
-            kind = "server_error" if exc.status_code >= 500 or exc.status_code == -1 else "bad_request"
+            if status in (401, 403):
+                hint = provider.auth_hint if provider else "check the model's credentials"
+                return LLMUnavailable(
+                    f"{subject} refused the {role} call to {name} (HTTP {status}: {detail}): {hint}.",
+                    kind="not_configured",
+                )
+            kind = "server_error" if status >= 500 or status in (-1, 429) else "bad_request"
             return LLMError(
-                f"Ollama at {url} failed the {role} call to {name} (HTTP {exc.status_code}: {exc.error}); "
-                f"a retry may succeed, the Ollama server log says why.",
+                f"{subject} failed the {role} call to {name} (HTTP {status}: {detail}); "
+                f"a retry may succeed, the server's log says why.",
                 kind=kind,
             )
         if isinstance(exc, (OutputParserException, ValidationError, json.JSONDecodeError)):
             return LLMError(
                 f"The {role} model {name} answered with output that does not fit the expected schema: "
-                f"{str(exc).splitlines()[0][:300]}",
+                f"{_first_line(exc)}",
                 kind="invalid_output",
             )
-        if isinstance(exc, httpx.HTTPError):  # the connection broke mid-answer, bad chunking, ...
+        if failure == "broken" or isinstance(exc, httpx.HTTPError):  # the connection broke mid-answer, ...
             return LLMError(
-                f"The connection to Ollama at {url} failed during the {role} call to {name} "
+                f"The connection to {where} failed during the {role} call to {name} "
                 f"({type(exc).__name__}: {exc}); a retry may succeed.",
                 kind="transport",
             )
         return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _is_llm_failure(exc: BaseException) -> bool:
+    """The errors that count against the "llm" breaker: the ones ``_classify`` blames on the server."""
+    return isinstance(exc, (LLMError, LLMUnavailable))
 
 
 def _label(model: BaseChatModel) -> str:

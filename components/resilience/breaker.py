@@ -3,14 +3,38 @@
 When the vector store, the LLM, the reranker or web search is down, each run would otherwise
 wait for its own timeout before falling back. A breaker remembers recent failures across runs:
 after ``fail_max`` consecutive failures that all happen within ``window`` seconds it opens, and
-calls fail fast with :class:`~components.resilience.errors.CircuitOpen` for ``reset`` seconds. Then one
-trial call is let through (half-open): success closes the breaker, failure opens it again.
+calls fail fast with :class:`~components.resilience.errors.CircuitOpen` for ``reset`` seconds.
+Then one trial call is let through (half-open): success closes the breaker, failure opens it again.
 
-pybreaker provides the state machine (closed / open / half-open, failure and success counters,
-listeners for state changes). Two things it lacks are added here: the time window for a failure
-streak (pybreaker counts consecutive failures forever) and an injectable clock, so tests run
-the reset timeout without sleeping through it. Async callers use :meth:`ServiceBreaker.guard`
-or ``allow()`` / ``success()`` / ``failure()``; pybreaker's lock is never held across an ``await``.
+Every caller uses one form, an async context manager around the service call::
+
+    async with breakers.guard("vector_store"):
+        hits = await asyncio.to_thread(search, ...)
+
+It raises ``CircuitOpen`` at the door when the breaker refuses calls, and records the body's
+outcome: success, a failure (an exception that ``is_failure`` accepts), or no verdict
+(cancellation, the caller's own bad input). No caller needs a sync form: every service call
+in the graph runs in an async node.
+
+Why pybreaker, and why the guard is written here. pybreaker 1.4 provides the state machine
+(closed / open / half-open, failure and success counters, listeners on state changes) and a
+storage interface meant to be subclassed. Its own ways of running a call do not fit asyncio:
+``call_async`` is for Tornado coroutines, and ``calling()`` is a sync context manager that
+counts every ``BaseException`` as a failure, so a cancelled task would trip the breaker; and it
+lets every concurrent call through while half-open. So the guard is written here, on
+pybreaker's public API only: outcomes are reported through ``CircuitBreaker.call`` (a no-op
+that succeeds, or one that raises the call's error), ``half_open()`` moves an open breaker to
+its trial, and :class:`_WindowedStorage` implements ``CircuitBreakerStorage``. What pybreaker
+lacks is added here: the time window for a failure streak (pybreaker counts consecutive
+failures forever), an injectable clock (tests run the reset timeout without sleeping through
+it), and a single half-open trial shared by concurrent runs. An asyncio-native library
+(aiobreaker, purgatory) was weighed: none has the window, the single trial and the
+cancellation rule either, so it would replace one gap with others.
+
+A node's timeout (LangGraph's ``timeout=`` on ``add_node``) cancels the node; inside the guard a
+cancellation by timeout looks the same as a client that went away, so the guard gives no
+verdict and the node's error handler, which receives ``NodeTimeoutError``, counts the timeout
+with :meth:`Breakers.record_failure` (``nodes/rag/failures.py``).
 """
 
 from __future__ import annotations
@@ -19,13 +43,13 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, cast
 
 import pybreaker
 
-from components.resilience.errors import CircuitOpen
+from components.resilience.errors import CircuitOpen, QueryError
 
 if TYPE_CHECKING:
     from components.settings import Settings
@@ -34,36 +58,69 @@ logger = logging.getLogger(__name__)
 
 BreakerState = Literal["closed", "open", "half-open"]
 Clock = Callable[[], float]
+IsFailure = Callable[[BaseException], bool]
 
 SERVICES = ("vector_store", "llm", "reranker", "web_search")
 """The services the graph guards; ``Breakers.get`` accepts any name, these are the ones in use."""
 
 
-class _WindowedStorage(pybreaker.CircuitMemoryStorage):
-    """pybreaker's in-memory storage whose failure streak restarts when it outlives ``window``.
+def counts_against_service(exc: BaseException) -> bool:
+    """The guard's default rule: every error counts, except a :class:`QueryError` (the caller's own input)."""
+    return not isinstance(exc, QueryError)
+
+
+class _WindowedStorage(pybreaker.CircuitBreakerStorage):
+    """In-memory breaker storage whose failure streak restarts when it outlives ``window``.
 
     pybreaker asks the storage to increment the counter before it compares it with ``fail_max``,
     so restarting the streak here is enough for the breaker to open only on failures that are
-    close together. ``opened_at`` is also kept on the injected clock (pybreaker writes wall time).
+    close together. The time the breaker opened is also kept on the injected clock (pybreaker
+    passes wall time), so the reset timeout follows that clock.
     """
 
     def __init__(self, *, window: float, clock: Clock) -> None:
-        super().__init__(pybreaker.STATE_CLOSED)
+        super().__init__("windowed-memory")
         self._window = window
         self._clock = clock
+        self._state: str = pybreaker.STATE_CLOSED
+        self._counter = 0
+        self._successes = 0
+        self._opened_at: datetime | None = None
         self._streak_start: float | None = None
         self.opened_at_clock: float | None = None
 
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @state.setter
+    def state(self, state: str) -> None:
+        self._state = state
+
     def increment_counter(self) -> None:
         now = self._clock()
-        if self._streak_start is None or self.counter == 0 or now - self._streak_start > self._window:
-            self.reset_counter()
+        if self._streak_start is None or self._counter == 0 or now - self._streak_start > self._window:
+            self._counter = 0
             self._streak_start = now
-        super().increment_counter()
+        self._counter += 1
 
     def reset_counter(self) -> None:
-        super().reset_counter()
+        self._counter = 0
         self._streak_start = None
+
+    def increment_success_counter(self) -> None:
+        self._successes += 1
+
+    def reset_success_counter(self) -> None:
+        self._successes = 0
+
+    @property
+    def counter(self) -> int:
+        return self._counter
+
+    @property
+    def success_counter(self) -> int:
+        return self._successes
 
     @property
     def opened_at(self) -> datetime | None:
@@ -71,7 +128,6 @@ class _WindowedStorage(pybreaker.CircuitMemoryStorage):
 
     @opened_at.setter
     def opened_at(self, value: datetime) -> None:
-        # pybreaker passes datetime.now(UTC); the reset timeout is measured on the injected clock instead
         self._opened_at = value
         self.opened_at_clock = self._clock()
 
@@ -100,16 +156,22 @@ class _LogStateChanges(pybreaker.CircuitBreakerListener):
             logger.info("circuit breaker %s: %s -> half-open; letting one trial call through", cb.name, old)
 
 
+def _succeed() -> None:
+    return None
+
+
 def _raise(exc: BaseException) -> None:
     raise exc
 
 
 class ServiceBreaker:
-    """The breaker of one service. Thread-safe; async code uses :meth:`guard`.
+    """The breaker of one service. Thread-safe; callers use :meth:`guard` (or :meth:`Breakers.guard`).
 
     ``allow()`` is a query (it does not reserve anything), so a status page may call it freely;
     :meth:`guard` reserves the single half-open trial, so concurrent runs do not all hit a
-    service that is just coming back.
+    service that is just coming back. ``acquire`` / ``success`` / ``failure`` / ``release`` are
+    the steps the guard is made of; outside the guard only ``failure`` has a use: counting a
+    failure that the guard could not see (a node's timeout).
     """
 
     def __init__(self, service: str, *, fail_max: int, window: float, reset: float, clock: Clock) -> None:
@@ -127,6 +189,7 @@ class ServiceBreaker:
             name=service,
         )
         self._lock = threading.RLock()
+        self._trial: object | None = None  # the guard holding the half-open trial
         self._trial_started: float | None = None
 
     # -- state -----------------------------------------------------------------------------
@@ -137,7 +200,7 @@ class ServiceBreaker:
             state = self._cb.current_state
             if state == pybreaker.STATE_OPEN and self.retry_in() <= 0:
                 self._cb.half_open()
-                self._trial_started = None
+                self._clear_trial()
                 state = pybreaker.STATE_HALF_OPEN
             return state
 
@@ -162,6 +225,10 @@ class ServiceBreaker:
         # a trial whose caller never reported back is given up after `reset`, so the breaker cannot stick
         return self._trial_started is not None and self._clock() - self._trial_started < self._reset
 
+    def _clear_trial(self) -> None:
+        self._trial = None
+        self._trial_started = None
+
     def allow(self) -> bool:
         """Whether a call would go through now: closed, or half-open with no trial in flight."""
         with self._lock:
@@ -170,20 +237,67 @@ class ServiceBreaker:
                 return False
             return not (state == pybreaker.STATE_HALF_OPEN and self._trial_busy())
 
-    # -- outcomes --------------------------------------------------------------------------
+    # -- the guard -------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def guard(self, *, is_failure: IsFailure | None = None) -> AsyncIterator[None]:
+        """Run the body through the breaker: raise :class:`CircuitOpen` when it refuses calls, record the outcome.
+
+        ``is_failure`` decides which exceptions count against the service (default:
+        :func:`counts_against_service`). Cancellation and the exceptions it rejects give no
+        verdict, since they say nothing about the service's health; they only give back the
+        half-open trial if this call held it.
+        """
+        rule = is_failure or counts_against_service
+        token = self._admit()
+        try:
+            yield
+        except Exception as exc:
+            if rule(exc):
+                self.failure(exc)
+            else:
+                self._give_back(token)
+            raise
+        except BaseException:
+            self._give_back(token)
+            raise
+        else:
+            self.success()
+
+    def _admit(self) -> object | None:
+        """Let a call in or raise :class:`CircuitOpen`; returns a token when the call is the half-open trial."""
+        with self._lock:
+            if not self.allow():
+                raise self.unavailable()
+            if self._cb.current_state != pybreaker.STATE_HALF_OPEN:
+                return None
+            self._trial = token = object()
+            self._trial_started = self._clock()
+            return token
+
+    def _give_back(self, token: object | None) -> None:
+        with self._lock:
+            if token is not None and self._trial is token:
+                self._clear_trial()
+
+    # -- the steps of a guarded call --------------------------------------------------------
+
+    def acquire(self) -> None:
+        """Let a call in (reserving the half-open trial) or raise :class:`CircuitOpen`; :meth:`guard` does this."""
+        self._admit()
 
     def success(self) -> None:
         """Record a successful call: resets the streak, closes a half-open breaker."""
         with self._lock:
-            self._trial_started = None
+            self._clear_trial()
             if self._cb.current_state == pybreaker.STATE_OPEN:
                 return  # a call that started before the breaker opened proves nothing about now
-            self._cb.call(lambda: None)
+            self._cb.call(_succeed)
 
     def failure(self, exc: BaseException) -> None:
         """Record a failed call: counts towards opening; a failed half-open trial re-opens at once."""
         with self._lock:
-            self._trial_started = None
+            self._clear_trial()
             if self._cb.current_state == pybreaker.STATE_OPEN:
                 return  # already open: a late failure must not extend the wait
             try:
@@ -195,12 +309,12 @@ class ServiceBreaker:
                     raise
 
     def release(self) -> None:
-        """Give back a reserved trial without a verdict (the call was cancelled or failed for a non-service reason)."""
+        """Give back the half-open trial without a verdict (the call was cancelled, or failed for another reason)."""
         with self._lock:
-            self._trial_started = None
+            self._clear_trial()
 
     def unavailable(self) -> CircuitOpen:
-        """The error callers raise while the breaker refuses calls; says when the next try happens."""
+        """The error a refused call raises; says when the next try happens."""
         retry = self.retry_in() or self._reset
         n = self.failures
         return CircuitOpen(
@@ -209,39 +323,6 @@ class ServiceBreaker:
             service=self.service,
             retry_in=retry,
         )
-
-    def acquire(self) -> None:
-        """Reserve a call slot or raise :class:`CircuitOpen`; pair with success / failure / release."""
-        with self._lock:
-            if not self.allow():
-                raise self.unavailable()
-            if self._cb.current_state == pybreaker.STATE_HALF_OPEN:
-                self._trial_started = self._clock()
-
-    @asynccontextmanager
-    async def guard(
-        self, *, is_failure: Callable[[BaseException], bool] | None = None
-    ) -> AsyncIterator[ServiceBreaker]:
-        """Run the body through the breaker: raise :class:`CircuitOpen` when open, record the outcome.
-
-        ``is_failure`` decides which exceptions count against the service (default: every
-        ``Exception``). Cancellation and exceptions it rejects release the trial without a verdict,
-        since they say nothing about the service's health.
-        """
-        self.acquire()
-        try:
-            yield self
-        except Exception as exc:
-            if is_failure is None or is_failure(exc):
-                self.failure(exc)
-            else:
-                self.release()
-            raise
-        except BaseException:
-            self.release()
-            raise
-        else:
-            self.success()
 
 
 class Breakers:
@@ -270,6 +351,18 @@ class Breakers:
                 self._breakers[service] = breaker
             return breaker
 
+    def guard(self, service: str, *, is_failure: IsFailure | None = None) -> AbstractAsyncContextManager[None]:
+        """``async with breakers.guard(service):`` around a call to ``service`` (see :meth:`ServiceBreaker.guard`)."""
+        return self.get(service).guard(is_failure=is_failure)
+
+    def allow(self, service: str) -> bool:
+        """Whether a call to ``service`` would go through now, so a caller can take its fallback without trying."""
+        return self.get(service).allow()
+
+    def record_failure(self, service: str, error: BaseException) -> None:
+        """Count a failure the guard could not see: a node's timeout cancels the body; only its handler knows why."""
+        self.get(service).failure(error)
+
     def states(self) -> dict[str, str]:
         """State of every breaker used so far, for ``rag status`` and debug output."""
         with self._lock:
@@ -282,4 +375,12 @@ def from_settings(s: Settings) -> Breakers:
     return Breakers(fail_max=s.breaker_fail_max, window=s.breaker_window, reset=s.breaker_reset)
 
 
-__all__ = ["SERVICES", "BreakerState", "Breakers", "CircuitOpen", "ServiceBreaker", "from_settings"]
+__all__ = [
+    "SERVICES",
+    "BreakerState",
+    "Breakers",
+    "CircuitOpen",
+    "ServiceBreaker",
+    "counts_against_service",
+    "from_settings",
+]

@@ -27,6 +27,7 @@ from components.resilience.errors import (
     ServiceUnavailable,
     StoreLocked,
 )
+from components.resilience.network import network_failure
 
 log = logging.getLogger(__name__)
 
@@ -203,11 +204,11 @@ class QdrantIndex:
         except (StoreLocked, CollectionNotFound):
             raise
         except Exception as e:
-            name = type(e).__name__
-            if self.url and any(s in name for s in ("Connect", "Timeout", "ResponseHandling", "RpcError")):
+            failure = network_failure(e)
+            if self.url and failure is not None:
                 raise ServiceUnavailable(
-                    f"Qdrant at {self.url} did not answer ({what}: {name}). Check that the server "
-                    f"runs, or unset QDRANT_URL to use the embedded store."
+                    f"Qdrant at {self.url} did not answer ({what}: {failure}, {type(e).__name__}). Check that "
+                    f"the server runs, or unset QDRANT_URL to use the embedded store."
                 ) from e
             raise
 

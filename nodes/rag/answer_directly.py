@@ -28,9 +28,7 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         lang = language_of(state)
         if use_llm(c, ctx, "generator", ctx.generator_model):
-            system = ctx.direct_prompt.format(
-                language_name=messages.LANGUAGE_NAMES.get(lang, "the user's language")
-            )
+            system = ctx.direct_prompt.format(language_name=messages.LANGUAGE_NAMES.get(lang, "the user's language"))
             msgs: list[Any] = [
                 SystemMessage(system),
                 *prior_turns(state)[-6:],

@@ -17,9 +17,7 @@ import re
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from components.factory import Components
 from components.heuristics.extractive import extract_answer
@@ -29,6 +27,7 @@ from graph.context import Context
 from graph.state import Passage, RAGState, Source, language_of, prior_turns
 from nodes.rag import prompts
 from nodes.rag.common import log_error, numbered, use_llm
+from nodes.rag.failures import Fallback
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -132,7 +131,7 @@ def _label(p: Passage) -> str:
     return f"({head})\n{p['text']}" if head else str(p["text"])
 
 
-def generation_failed(state: RAGState, error: NodeError) -> Command[Any]:
-    """The LLM failed after its retries: end the run with a generic message."""
-    log_error("llm", "generate_answer", state, error.error)
-    return Command(goto="fail_run", update={"fallback_reason": f"generation failed ({type(error.error).__name__})"})
+generation_failed = Fallback(
+    breaker="llm", goto="fail_run", update=lambda why: {"fallback_reason": f"generation failed ({why})"}
+)
+"""The LLM failed after its retries: end the run with a generic message (a final timeout counts against the LLM)."""

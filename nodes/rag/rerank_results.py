@@ -9,21 +9,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
-from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from components.factory import Components
-from components.resilience.errors import CircuitOpen
 from components.retrieval.filters import SearchFilters
 from components.retrieval.hits import HitRecord
 from components.retrieval.results import explain_empty, group_by_document
 from graph.context import Context
 from graph.state import RAGState
-from nodes.rag.common import hit_to_result, log_error
+from nodes.rag.common import hit_to_result
+from nodes.rag.failures import Fallback
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -39,12 +36,10 @@ def make(c: Components) -> Node:
         reranker = c.reranker if ctx.rerank else None
         if reranker is not None and candidates and state.get("question"):
             t0 = time.perf_counter()
-            breaker = c.breakers.get("reranker")
-            breaker.acquire()  # open: fail fast, the handler keeps the fused order
-            scores = await asyncio.to_thread(
-                reranker.rerank, state.get("question") or "", [h["payload"].get("text") or "" for h in candidates]
-            )
-            breaker.success()
+            async with c.breakers.guard("reranker"):  # open: CircuitOpen, and the handler keeps the fused order
+                scores = await asyncio.to_thread(
+                    reranker.rerank, state.get("question") or "", [h["payload"].get("text") or "" for h in candidates]
+                )
             for h, s in zip(candidates, scores, strict=True):
                 h["scores"] = {**h["scores"], "rerank": s}
                 h["score"] = s
@@ -101,24 +96,12 @@ def finish(
     return out
 
 
-def make_failed(c: Components) -> Callable[[RAGState, NodeError], Command[Any]]:
-    """The error handler of rerank_results: it also counts timeouts against the reranker's breaker."""
-
-    def rerank_failed(state: RAGState, error: NodeError) -> Command[Any]:
-        """Cross-encoder broken or slow: keep the fused order."""
-        if not isinstance(error.error, CircuitOpen):
-            c.breakers.get("reranker").failure(error.error)
-        log_error("reranker", "rerank_results", state, error.error)
-        return skip(error)
-
-    return rerank_failed
-
-
-def skip(error: NodeError) -> Command[Any]:
-    return Command(
-        goto="rerank_skipped",
-        update={"notes": [f"Reranking skipped: the cross-encoder failed ({type(error.error).__name__})."]},
-    )
+rerank_failed = Fallback(
+    breaker="reranker",
+    goto="rerank_skipped",
+    update=lambda why: {"notes": [f"Reranking skipped: the cross-encoder failed ({why})."]},
+)
+"""Cross-encoder broken or slow: ``rerank_skipped`` finishes with the fused order."""
 
 
 def make_skipped(c: Components) -> Node:

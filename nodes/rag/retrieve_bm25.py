@@ -6,16 +6,14 @@ import asyncio
 import logging
 from typing import Any
 
-from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from components.factory import Components
 from components.retrieval.filters import SearchFilters
 from components.retrieval.lexical import bm25_search
 from graph.context import Context
 from graph.state import RAGState
-from nodes.rag.common import log_error
+from nodes.rag.failures import Fallback
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -44,12 +42,12 @@ def make(c: Components) -> Node:
     return retrieve_bm25
 
 
-def bm25_failed(state: RAGState, error: NodeError) -> Command[Any]:
-    log_error("bm25", "retrieve_bm25", state, error.error)
-    return Command(
-        goto="fuse_results",
-        update={
-            "bm25_hits": [],
-            "notes": [f"BM25 retrieval failed ({type(error.error).__name__}); results come from dense retrieval only."],
-        },
-    )
+bm25_failed = Fallback(
+    kind="bm25",
+    goto="fuse_results",
+    update=lambda why: {
+        "bm25_hits": [],
+        "notes": [f"BM25 retrieval failed ({why}); results come from dense retrieval only."],
+    },
+)
+"""The lexical index could not be read: continue with dense results only (BM25 calls no service: no breaker)."""

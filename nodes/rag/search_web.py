@@ -10,15 +10,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langgraph.errors import NodeError
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from components.factory import Components
 from components.resilience.errors import ServiceUnavailable
 from graph.context import Context
 from graph.state import RAGState
-from nodes.rag.common import log_error
+from nodes.rag.failures import Fallback
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -31,7 +29,7 @@ def make(c: Components) -> Node:
         if web is None:
             raise ServiceUnavailable("Web search is not configured: set WEB_SEARCH_PROVIDER and WEB_SEARCH_API_KEY.")
         query = state.get("standalone_question") or state.get("question") or ""
-        async with c.breakers.get("web_search").guard():
+        async with c.breakers.guard("web_search"):
             results = await web.search(query, k=ctx.top_k)
         items = [r.model_dump() for r in results]
         passages = [
@@ -56,13 +54,12 @@ def make(c: Components) -> Node:
     return search_web
 
 
-def web_failed(state: RAGState, error: NodeError) -> Command[Any]:
-    """Timeout or provider error: the fallback answer, with the reason kept for improvement."""
-    log_error("web_search", "search_web", state, error.error)
-    return Command(
-        goto="fallback_answer",
-        update={
-            "fallback_reason": f"web search failed ({type(error.error).__name__})",
-            "notes": [f"Web search failed ({type(error.error).__name__}); no answer could be sourced."],
-        },
-    )
+web_failed = Fallback(
+    breaker="web_search",
+    goto="fallback_answer",
+    update=lambda why: {
+        "fallback_reason": f"web search failed ({why})",
+        "notes": [f"Web search failed ({why}); no answer could be sourced."],
+    },
+)
+"""Timeout or provider error: the fallback answer, with the reason kept for improvement."""
