@@ -6,7 +6,8 @@
   title, section path and chunk body (what our BM25 indexes, ``search_text``), with the
   retriever's default preprocessing (``str.split``: no stemming, no Japanese segmentation).
 * ``langchain_qdrant.QdrantVectorStore`` on the same client and collection, with our embedder
-  (a LangChain ``Embeddings``) and the ``dense`` named vector, ``text`` as the content key.
+  (a LangChain ``Embeddings``), as ``components.stores.vectorstore.langchain_vectorstore``
+  configures it for any LangChain program: the ``dense`` named vector, ``text`` as the content key.
 
 Both return ``k`` chunks. ``EnsembleRetriever`` fuses by weighted RRF (c=60). It merges the same
 chunk from the two lists by ``id_key``; by default that is the page content, which differs here
@@ -28,7 +29,7 @@ from langchain_core.documents import Document
 
 from components.factory import Components
 from components.stores.bm25 import search_text
-from components.stores.qdrant import DENSE
+from components.stores.vectorstore import langchain_vectorstore
 
 log = logging.getLogger(__name__)
 
@@ -77,22 +78,11 @@ def build_baseline(
     c: Components, collection: str, *, k: int, weights: tuple[float, float] = (0.5, 0.5)
 ) -> LangChainBaseline:
     """Build the ensemble over the chunks of ``collection`` (read from our BM25 index's snapshot)."""
-    from langchain_qdrant import QdrantVectorStore
-
     ensemble_cls, bm25_cls = import_classes()
     bm = c.bm25(collection)  # the chunks exactly as stored, with their point ids
     t0 = time.perf_counter()
     bm25 = bm25_cls.from_documents(chunk_documents(bm.point_ids, bm.payloads), k=k)
-    client = c.index(collection).client
-    vectors = client.get_collection(collection).config.params.vectors
-    store = QdrantVectorStore(
-        client=client,
-        collection_name=collection,
-        embedding=c.embedder,
-        vector_name=DENSE,
-        content_payload_key="text",
-        distance=vectors[DENSE].distance,  # type: ignore[index]  # the collection's own (DOT for ours)
-    )
+    store = langchain_vectorstore(c.index(collection), c.embedder)
     ensemble = ensemble_cls(
         retrievers=[bm25, store.as_retriever(search_kwargs={"k": k})], weights=list(weights), id_key=ID_KEY
     )

@@ -145,6 +145,9 @@ class Result(TypedDict, total=False):
     parent_id: str | None
     ranks: dict[str, int]
     retriever_scores: dict[str, float]
+    metadata: dict[str, Any]
+    """The document's own metadata: frontmatter keys beyond title, tags, dates and aliases; a JSONL
+    record's ``metadata`` (payload key ``metadata``, filterable as ``metadata.KEY``)."""
     chunks: NotRequired[list[Result]]
     """With ``group_by_document``: the document's matching chunks (the entry is then a document)."""
 

@@ -32,6 +32,13 @@ from components.resilience.network import network_failure
 log = logging.getLogger(__name__)
 
 DENSE = "dense"
+"""Name of the one dense vector of each point."""
+DISTANCE = models.Distance.DOT
+"""Every embedder returns unit vectors, so the dot product is the cosine (``ensure`` says why not COSINE)."""
+CONTENT_KEY = "text"
+"""Payload key of the chunk's text (LangChain's ``content_payload_key``)."""
+METADATA_KEY = "metadata"
+"""Payload key of the document's own metadata (frontmatter extras, a JSONL record's ``metadata``)."""
 _NS = uuid.UUID("6f1c7a52-3d4e-4b8a-9a51-6c1f0e2d9b7a")
 #: payload fields the ingestion skip check reads; the rest stays on disk
 _STATE_FIELDS = ["doc_id", "content_hash", "total_chunks", "origin", "chunk_index"]
@@ -94,7 +101,7 @@ def chunk_payload(c: Chunk, content_hash: str) -> dict[str, Any]:
     d = c.doc
     return {
         "origin": d.origin or d.source,
-        "text": c.text,
+        CONTENT_KEY: c.text,
         "doc_id": d.doc_id,
         "chunk_id": c.chunk_id,
         "chunk_index": c.index,
@@ -118,7 +125,7 @@ def chunk_payload(c: Chunk, content_hash: str) -> dict[str, Any]:
         "parent_id": c.parent_id,
         "parent_start": c.parent_start,
         "parent_end": c.parent_end,
-        "metadata": d.metadata,
+        METADATA_KEY: d.metadata,
     }
 
 
@@ -236,7 +243,7 @@ class QdrantIndex:
                 # every embedder returns unit vectors, so the dot product is the cosine; COSINE would
                 # make qdrant-client local mode re-normalise all stored vectors on every query
                 # (~100 ms per query at 100k chunks, against ~8 ms for DOT); a server ranks the same
-                vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.DOT)},
+                vectors_config={DENSE: models.VectorParams(size=dim, distance=DISTANCE)},
                 metadata=meta,
             )
             if not self.is_local:

@@ -46,6 +46,7 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "modified": payload.get("modified"),
         "language": payload.get("language"),
         "parent_id": payload.get("parent_id"),
+        "metadata": payload.get("metadata") or {},
         **extra,
     }
 
