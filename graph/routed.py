@@ -1,8 +1,9 @@
 """Fewer LangGraph steps per run: routers applied at the end of their node, and node pairs chained.
 
 Each LangGraph step costs about 1 ms of the framework's own work on a 2-core machine with this
-state (task preparation, config merging, applying writes), whatever the node does; a Q&A run
-took 17 of them, so orchestration alone was ~17 ms.
+state (task preparation, config merging, applying writes), whatever the node does, so with one
+node per step a Q&A run's 17 tasks would spend ~17 ms on orchestration alone, beyond its 15 ms
+budget (docs/decisions/0007-routers-as-commands.md).
 
 Routers: as ``Command(goto=...)`` from their node instead of as conditional edges.
 The routers stay pure functions of state in ``graph/routes.py`` (no model calls, testable

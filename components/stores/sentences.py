@@ -1,12 +1,13 @@
 """Sentence vectors of the indexed sections, computed at ingestion for extractive answers.
 
 The extractive answer scores candidate sentences by their cosine to the question, and the
-answer grader reuses those cosines. Embedding the sentences at question time cost ~190 of the
-~300 ms of an extractive SciFact answer on a 2-core CPU (~1 ms per token, three sentences of
-~55 tokens). Here they are embedded once, at ingestion, with the query encoder (the same
-vectors a question-time embedding gives: e5's symmetric "query: " space, one text per pass),
-and kept in a companion Qdrant collection ``<collection>__sentences`` next to the chunks,
-so the embedded store and a Qdrant server hold them alike.
+answer grader reuses those cosines. Embedding the sentences at question time costs ~190 ms
+per extractive SciFact answer on a 2-core CPU (~1 ms per token, three sentences of ~55 tokens;
+docs/decisions/0006-sentence-vectors-at-ingestion.md). Here they are embedded once, at
+ingestion, with the query encoder (the same vectors a question-time embedding gives: e5's
+symmetric "query: " space, one text per pass), and kept in a companion Qdrant collection
+``<collection>__sentences`` next to the chunks, so the embedded store and a Qdrant server hold
+them alike.
 
 Points are content-addressed: a sentence's id is a hash of its text, so a sentence repeated
 across chunks, sections or documents is embedded once, a re-ingested unchanged document costs

@@ -6,7 +6,7 @@ the longest step of an ingestion after the chunks' own embedding, so it reports 
 it writes in batches: an interrupted run keeps what it wrote and the next one resumes. It is
 reconciled against the whole collection, so an index ingested before this step existed gets
 its sentences on the next run, even with nothing new to write. A failure is logged, not
-raised: the chunks are in Qdrant and answers embed their sentences at question time as before.
+raised: the chunks are in Qdrant, and answers embed whatever sentences they find no vector for.
 """
 
 from __future__ import annotations

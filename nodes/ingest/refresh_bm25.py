@@ -4,8 +4,7 @@ Queries build the index lazily when the collection's version moved (7.5 s for Sc
 12,490 chunks on a 2-core machine), which the first person to search after an ingestion would
 wait through. Building it here moves that wait into the ingestion, which shows progress
 anyway. Nothing written or pruned: nothing to do. A failure costs nothing but that time: the
-chunks are in Qdrant and the first query builds the index as before, so it is logged, not
-raised.
+chunks are in Qdrant and the first query builds the index lazily, so it is logged, not raised.
 """
 
 from __future__ import annotations

@@ -99,8 +99,8 @@ def with_stored_cosines(c: Components, ctx: Context, qvec: np.ndarray, results: 
 
     The stored vector is the passage vector dense search compares against, so the cosine is
     the one dense search would have reported; reading it back costs one lookup where embedding
-    the chunk again cost a forward pass per chunk (about 100 ms on a 2-core AVX2 machine). If
-    the store cannot answer, the grader embeds the chunks as before.
+    the chunk again costs a forward pass per chunk (about 100 ms on a 2-core AVX2 machine). If
+    the store cannot answer, the grader embeds the chunks itself.
     """
     top = results[: grading.CONTEXT_TOP]
     wanted: dict[int, str] = {}
