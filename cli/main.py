@@ -13,6 +13,10 @@ import typer
 from cli.output import console, emit, err_console, fail, print_json
 from components.resilience.errors import RAGError
 
+#: the formats `rag ingest` names in its help; kept as text so that `rag --help` does not import
+#: the loaders (tests/unit/cli/test_main.py checks it against components.ingestion.loaders.LOADERS)
+INGEST_FORMATS = ".md .txt .html .pdf .jsonl"
+
 app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -42,7 +46,7 @@ def main(
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders: .md .txt .html .pdf .jsonl")],
+    paths: Annotated[list[Path], typer.Argument(help=f"Files or folders: {INGEST_FORMATS}")],
     collection: Annotated[str | None, typer.Option(help="Collection to write (default: COLLECTION).")] = None,
     prune: Annotated[
         bool, typer.Option("--prune", help="Remove indexed documents under PATHS that no longer exist.")
