@@ -132,13 +132,14 @@ def load_baseline(rev: str) -> ModuleType:
         text=True,
         check=True,
     ).stdout
-    path = Path(tempfile.mkdtemp(prefix="e5_baseline_")) / "e5_torch_baseline.py"
-    path.write_text(src, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("e5_torch_baseline", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
+    with tempfile.TemporaryDirectory(prefix="e5_baseline_") as tmp:
+        path = Path(tmp) / "e5_torch_baseline.py"
+        path.write_text(src, encoding="utf-8")
+        spec = importlib.util.spec_from_file_location("e5_torch_baseline", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
     return module
 
 
