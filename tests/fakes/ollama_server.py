@@ -10,21 +10,19 @@ fail with an HTTP error for the next N requests.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import re
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
+
+from tests.fakes.http import JSONHandler, serve
 
 DIM = 64
 
@@ -83,31 +81,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+def _handler(b: Behaviour) -> type[JSONHandler]:
+    class Handler(JSONHandler):
         protocol_version = "HTTP/1.1"  # keep-alive and chunked streams, as Ollama's Go server does
-
-        def setup(self) -> None:
-            super().setup()
-            open_connections.add(self.connection)
-
-        def finish(self) -> None:
-            open_connections.discard(self.connection)
-            super().finish()
-
-        def log_message(self, *args: Any) -> None:  # keep test output clean
-            pass
-
-        def _send(self, code: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            try:
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout test): nothing to answer
+        content_type = "application/json; charset=utf-8"
 
         def _gate(self, payload: dict[str, Any]) -> bool:
             b.requests.append((self.path, payload))
@@ -115,7 +92,7 @@ def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTT
                 time.sleep(b.delay)
             if b.fail_next > 0:
                 b.fail_next -= 1
-                self._send(b.fail_status, {"error": "simulated server error"})
+                self.send_json(b.fail_status, {"error": "simulated server error"})
                 return False
             return True
 
@@ -123,23 +100,22 @@ def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTT
             if not self._gate({}):
                 return
             if self.path == "/api/version":
-                self._send(200, {"version": "0.12.0-fake"})
+                self.send_json(200, {"version": "0.12.0-fake"})
             elif self.path == "/api/tags":
-                self._send(200, {"models": [_model_entry(m) for m in b.models]})
+                self.send_json(200, {"models": [_model_entry(m) for m in b.models]})
             else:
-                self._send(404, {"error": "not found"})
+                self.send_json(404, {"error": "not found"})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            payload = json.loads(self.rfile.read(length) or b"{}")
+            payload = self.read_json()
             if not self._gate(payload):
                 return
             if self.path == "/api/embed":
                 inputs = payload.get("input")
                 texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
-                self._send(200, {"model": payload.get("model"), "embeddings": [fake_embedding(t) for t in texts]})
+                self.send_json(200, {"model": payload.get("model"), "embeddings": [fake_embedding(t) for t in texts]})
             elif self.path == "/api/show":
-                self._send(
+                self.send_json(
                     200,
                     {
                         "modelfile": "",
@@ -153,16 +129,12 @@ def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTT
             elif self.path == "/api/chat":
                 self._chat(payload)
             else:
-                self._send(404, {"error": f"model or endpoint not found: {self.path}"})
-
-        def _chunk(self, data: bytes) -> None:
-            self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
+                self.send_json(404, {"error": f"model or endpoint not found: {self.path}"})
 
         def _chat(self, payload: dict[str, Any]) -> None:
             model = payload.get("model") or ""
             if model not in b.models:
-                self._send(404, {"error": f"model '{model}' not found"})
+                self.send_json(404, {"error": f"model '{model}' not found"})
                 return
             if b.chat_delay:
                 time.sleep(b.chat_delay)
@@ -179,7 +151,7 @@ def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTT
             }
             if not payload.get("stream", True):
                 message = {"role": "assistant", "content": content}
-                self._send(200, {"model": model, "created_at": _now(), "message": message, "done": True,
+                self.send_json(200, {"model": model, "created_at": _now(), "message": message, "done": True,
                                  "done_reason": "stop", **counts})  # fmt: skip
                 return
             try:
@@ -190,13 +162,13 @@ def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTT
                 for tok in tokens:
                     line = {"model": model, "created_at": _now(), "message": {"role": "assistant", "content": tok},
                             "done": False}  # fmt: skip
-                    self._chunk((json.dumps(line, ensure_ascii=False) + "\n").encode())
+                    self.write_chunk((json.dumps(line, ensure_ascii=False) + "\n").encode())
                     if b.token_delay:
                         time.sleep(b.token_delay)
                 final = {"model": model, "created_at": _now(), "message": {"role": "assistant", "content": ""},
                          "done": True, "done_reason": "stop", **counts}  # fmt: skip
-                self._chunk((json.dumps(final) + "\n").encode())
-                self._chunk(b"")  # end of the chunked body
+                self.write_chunk((json.dumps(final) + "\n").encode())
+                self.write_chunk(b"")  # end of the chunked body
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
@@ -219,16 +191,5 @@ def _model_entry(name: str) -> dict[str, Any]:
 def ollama_server(behaviour: Behaviour | None = None) -> Iterator[tuple[str, Behaviour]]:
     """Start the server on a free loopback port; yields (base_url, behaviour)."""
     b = behaviour or Behaviour()
-    connections: set[socket.socket] = set()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(b, connections))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", b
-    finally:
-        server.shutdown()
-        server.server_close()
-        # a stopped server must look dead to clients holding keep-alive connections too
-        for conn in list(connections):
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+    with serve(_handler(b)) as url:
+        yield url, b

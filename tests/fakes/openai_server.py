@@ -9,17 +9,14 @@ fail the next N requests with an HTTP error in OpenAI's error shape.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes.http import JSONHandler, serve
 from tests.fakes.ollama_server import echo_handler, split_tokens
 
 ChatHandler = Callable[[dict[str, Any]], str | dict[str, Any]]
@@ -51,34 +48,12 @@ class Behaviour:
         return [p for path, p, _ in self.requests if path.endswith("/chat/completions")]
 
 
-def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+def _handler(b: Behaviour) -> type[JSONHandler]:
+    class Handler(JSONHandler):
         protocol_version = "HTTP/1.1"
 
-        def setup(self) -> None:
-            super().setup()
-            open_connections.add(self.connection)
-
-        def finish(self) -> None:
-            open_connections.discard(self.connection)
-            super().finish()
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _send(self, code: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            try:
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
         def _error(self, code: int, message: str, kind: str) -> None:
-            self._send(code, {"error": {"message": message, "type": kind, "param": None, "code": None}})
+            self.send_json(code, {"error": {"message": message, "type": kind, "param": None, "code": None}})
 
         def _gate(self, payload: dict[str, Any]) -> bool:
             b.requests.append((self.path, payload, {k.lower(): v for k, v in self.headers.items()}))
@@ -96,13 +71,12 @@ def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTT
                 return
             if self.path == "/v1/models":
                 data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in b.models]
-                self._send(200, {"object": "list", "data": data})
+                self.send_json(200, {"object": "list", "data": data})
             else:
                 self._error(404, f"no route {self.path}", "not_found_error")
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            payload = json.loads(self.rfile.read(length) or b"{}")
+            payload = self.read_json()
             if not self._gate(payload):
                 return
             if self.path != "/v1/chat/completions":
@@ -119,7 +93,7 @@ def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTT
             if payload.get("stream"):
                 self._stream(model, content)
             else:
-                self._send(200, _completion(model, content))
+                self.send_json(200, _completion(model, content))
 
         def _stream(self, model: str, content: str) -> None:
             try:
@@ -131,17 +105,13 @@ def _handler(b: Behaviour, open_connections: set[socket.socket]) -> type[BaseHTT
                 for tok in split_tokens(content):
                     self._event(_chunk(model, {"content": tok}, None))
                 self._event(_chunk(model, {}, "stop"))
-                self._write(b"data: [DONE]\n\n")
-                self._write(b"")  # end of the chunked body
+                self.write_chunk(b"data: [DONE]\n\n")
+                self.write_chunk(b"")  # end of the chunked body
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
         def _event(self, body: dict[str, Any]) -> None:
-            self._write(f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode())
-
-        def _write(self, data: bytes) -> None:
-            self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
+            self.write_chunk(f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode())
 
     return Handler
 
@@ -172,15 +142,5 @@ def _chunk(model: str, delta: dict[str, Any], finish: str | None) -> dict[str, A
 def openai_server(behaviour: Behaviour | None = None) -> Iterator[tuple[str, Behaviour]]:
     """Start the server on a free loopback port; yields (base_url ending in /v1, behaviour)."""
     b = behaviour or Behaviour()
-    connections: set[socket.socket] = set()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(b, connections))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", b
-    finally:
-        server.shutdown()
-        server.server_close()
-        for conn in list(connections):
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+    with serve(_handler(b), "/v1") as url:
+        yield url, b

@@ -8,15 +8,13 @@ records the request, and answers with Tavily's response shape (``query``, ``answ
 
 from __future__ import annotations
 
-import contextlib
-import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.http import JSONHandler, serve
 
 API_KEY = "tvly-test-key"
 
@@ -36,37 +34,24 @@ class Behaviour:
     requests: list[tuple[str, dict[str, str], dict[str, Any]]] = field(default_factory=list)
 
 
-def _handler(b: Behaviour) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:  # keep test output clean
-            pass
-
-        def _send(self, code: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (timeouts)
-                self.wfile.write(data)
-
+def _handler(b: Behaviour) -> type[JSONHandler]:
+    class Handler(JSONHandler):
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            payload = json.loads(self.rfile.read(length) or b"{}")
+            payload = self.read_json()
             b.requests.append((self.path, dict(self.headers.items()), payload))
             if b.delay:
                 time.sleep(b.delay)
             if self.path != "/search":
-                self._send(404, {"detail": {"error": "Not Found"}})
+                self.send_json(404, {"detail": {"error": "Not Found"}})
                 return
             if self.headers.get("Authorization") != f"Bearer {b.api_key}":
-                self._send(401, {"detail": {"error": "Unauthorized: missing or invalid API key."}})
+                self.send_json(401, {"detail": {"error": "Unauthorized: missing or invalid API key."}})
                 return
             if b.status != 200:
-                self._send(b.status, {"detail": {"error": "Internal Server Error"}})
+                self.send_json(b.status, {"detail": {"error": "Internal Server Error"}})
                 return
             k = int(payload.get("max_results", 5))
-            self._send(
+            self.send_json(
                 200,
                 {
                     "query": payload.get("query"),
@@ -85,12 +70,5 @@ def _handler(b: Behaviour) -> type[BaseHTTPRequestHandler]:
 def web_search_server(behaviour: Behaviour | None = None) -> Iterator[tuple[str, Behaviour]]:
     """Start the server on a free loopback port; yields (base_url, behaviour)."""
     b = behaviour or Behaviour()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(b))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", b
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_handler(b)) as url:
+        yield url, b
