@@ -64,6 +64,18 @@ class Context:
             "description": "Who asks; their profile (store namespace ('users', id), key 'profile') adds filters."
         },
     )
+    tenant: str = field(
+        default="",
+        metadata={"description": "The organisation the user belongs to; answers are never cached across tenants."},
+    )
+    access_groups: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "description": "Access groups the user holds, set by the calling app (never read from the question). "
+            "Chunks whose 'access' names none of them are never searched, used or cached; "
+            "chunks without 'access' are public. Empty: public chunks only."
+        },
+    )
     # --- language models (Ollama); empty means the process setting (LLM_MODEL*) ---
     use_llm: bool = field(
         default=True,
@@ -86,6 +98,13 @@ class Context:
     web_search: bool = field(
         default=False,
         metadata={"description": "Allow web search (route and corrective fallback); needs WEB_SEARCH_PROVIDER."},
+    )
+    llm_input_check: bool = field(
+        default=True,
+        metadata={
+            "description": "With an LLM configured, NeMo Guardrails' self-check input rail asks the grader model "
+            "too; its block adds to the non-LLM checks."
+        },
     )
     cache: bool = field(default=True, metadata={"description": "Use the semantic answer cache."})
     cache_threshold: float = field(

@@ -207,6 +207,11 @@ class ChatModels:
 
         return await self._call(role, override, call)
 
+    async def guarded(self, role: Role, call: Callable[[], Awaitable[R]], *, override: str = "") -> R:
+        """Run a call to ``role``'s model made by another library (NeMo's self-check rail) under the
+        same breaker, error mapping and logging as the project's own calls."""
+        return await self._call(role, override, call)
+
     async def _call(self, role: Role, override: str, call: Callable[[], Awaitable[R]]) -> R:
         """Run one model call through the breaker, turning every failure into LLMError or LLMUnavailable."""
         name = self.model_name(role, override)

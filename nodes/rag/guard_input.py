@@ -1,13 +1,23 @@
-"""Start of every run: reset the per-run state, settle the question, run the input guardrail.
+"""Start of every run: reset the per-run state, settle the question, run the input rail.
 
 A thread (checkpointer) keeps the previous run's state, so everything that belongs to one
-question is reset here (``graph.state.run_reset``); ``messages`` is the only thing a thread accumulates. Prompt
-injection blocks the run with a polite refusal; personal data does not block, but the
-verdict keeps the run from caching the answer or logging the raw question.
+question is reset here (``graph.state.run_reset``); ``messages`` is the only thing a thread
+accumulates. The input rail (NeMo Guardrails running ``guardrails.input.check_input``: the
+injection detector, the size limit and Presidio) decides allow, block or redact:
+
+- block: a polite refusal in the question's language, and the run ends;
+- redact (personal data found): from here on the run holds the redacted question, so the log,
+  the cache, the thread and any remote LLM only see placeholders; the raw words stay in this
+  process for retrieval (``nodes.rag.rails.for_retrieval``). The caller's own message is
+  replaced in the thread by its redacted copy (same message id).
+
+With an LLM configured, NeMo's self-check input rail asks the grader model too; a failure of that
+call leaves the non-LLM verdict standing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from typing import Any
@@ -16,48 +26,87 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.resilience.errors import LLMUnavailable, RAGError
 from components.text.language import detect_language
 from graph.context import Context
 from graph.state import GuardrailVerdict, RAGState, question_of, run_reset
-from guardrails import check_input, refusal
+from guardrails import InputVerdict, refusal
 from guardrails.policy import POLICY
+from nodes.rag.common import log_error, use_llm
+from nodes.rag.rails import RAW_QUESTIONS, rails_of
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
 
+SELF_CHECK_FAILED = "The LLM input check could not run ({why}); the non-LLM checks' verdict stands."
+
 
 def make(c: Components) -> Node:
     async def guard_input(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-        question = question_of(state)
+        ctx = runtime.context or Context()
+        raw = question_of(state)
         request_id = uuid.uuid4().hex[:12]
-        out: dict[str, Any] = {**run_reset(), "request_id": request_id, "question": question}
-        out["language"] = detect_language(question) if question else "und"
+        language = detect_language(raw) if raw else "und"
+        verdict = await rails_of(c).check_input(raw, language=language, refusal=refusal(None, language))
+        notes: list[str] = []
+        if verdict.allowed and raw and ctx.llm_input_check and use_llm(c, ctx, "grader", ctx.grader_model):
+            verdict, note = await _self_check(c, ctx, state, verdict, verdict.redacted or raw)
+            notes += note
+        question = verdict.redacted if verdict.pii else raw
+        if verdict.pii:
+            RAW_QUESTIONS.remember(request_id, verdict, raw)
+        out: dict[str, Any] = {**run_reset(), "request_id": request_id, "question": question, "language": language}
         msgs = state.get("messages") or []
         last = msgs[-1] if msgs else None
-        if (
-            question
-            and state.get("mode") != "search"
-            and not (
-                isinstance(last, HumanMessage) and isinstance(last.content, str) and last.content.strip() == question
-            )
-        ):
-            out["messages"] = [HumanMessage(content=question)]
-        verdict = check_input(question)
+        asked_in_messages = isinstance(last, HumanMessage) and isinstance(last.content, str) and last.content.strip()
+        if question and state.get("mode") != "search":
+            if asked_in_messages and last.content.strip() == raw:  # type: ignore[union-attr]
+                if question != raw:  # the caller's message, replaced by its redacted copy (same id)
+                    out["messages"] = [HumanMessage(content=question, id=last.id)]  # type: ignore[union-attr]
+            else:
+                out["messages"] = [HumanMessage(content=question)]
         out["guardrail"] = GuardrailVerdict(
             allowed=verdict.allowed,
             category=verdict.category,
             reason=verdict.reason,
-            pii=sorted({m.kind for m in verdict.pii}),
+            pii=sorted({e.kind for e in verdict.pii}),
         )
-        log.info("request %s: %s", request_id, verdict.redacted[: POLICY.log_preview_chars])
+        log.info("request %s: %s", request_id, question[: POLICY.log_preview_chars])
         if not verdict.allowed and (state.get("mode") != "search" or POLICY.block_search_queries):
             log.warning("request %s blocked by the input guardrail: %s", request_id, verdict.reason)
+            notes.append(f"The question was blocked by the input guardrail ({verdict.category}).")
             out.update(
-                answer=refusal(verdict.category, out["language"]),
+                answer=refusal(verdict.category, language),
                 route="blocked",
                 escalation={"reason": f"input guardrail: {verdict.category}", "node": "guard_input"},
-                notes=[f"The question was blocked by the input guardrail ({verdict.category})."],
             )
+        if notes:
+            out["notes"] = notes
         return out
 
     return guard_input
+
+
+async def _self_check(
+    c: Components, ctx: Context, state: RAGState, verdict: InputVerdict, text: str
+) -> tuple[InputVerdict, list[str]]:
+    """NeMo's LLM self-check on an allowed question, under the LLM breaker and timeout."""
+    rails = rails_of(c)
+    try:
+        llm = c.llm.get("grader", ctx.grader_model)
+        allowed = await asyncio.wait_for(
+            c.llm.guarded("grader", lambda: rails.self_check_input(text, llm), override=ctx.grader_model),
+            timeout=c.settings.llm_timeout,
+        )
+    except (RAGError, TimeoutError) as e:
+        log_error("llm", "guard_input", state, e)
+        why = {LLMUnavailable: "the LLM is unavailable", TimeoutError: "the LLM timed out"}.get(
+            type(e), "the LLM call failed"
+        )
+        return verdict, [SELF_CHECK_FAILED.format(why=why)]
+    if allowed:
+        return verdict, []
+    blocked = verdict.model_copy(
+        update={"allowed": False, "category": "prompt_injection", "reason": "NeMo Guardrails' LLM self-check"}
+    )
+    return blocked, []

@@ -1,7 +1,21 @@
-"""Output guardrail: redact personal data the sources do not contain, flag leaked instructions."""
+"""Output rail: mask personal data the sources do not hold, block leaked prompts or configuration.
+
+NeMo Guardrails runs ``guardrails.output.check_output`` as the output rail's action. Personal
+data in the answer that no passage contains came from the model and is masked; an answer that
+repeats a line of the system prompts or other instruction text the passages do not contain has
+leaked its prompt and is replaced by the refusal, with no sources. Citations (``[1]``) are left
+as they are.
+
+Streaming: this node runs after generation, so a client streaming the graph's ``messages``
+sees the generator's tokens before this check; the answer the run returns (``answer`` and the
+thread's AIMessage) is the checked one. Clients that must never show unchecked text stream
+``updates`` (or ``values``) instead, where the answer arrives only after this node (README,
+"Streaming").
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -9,24 +23,43 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState
-from guardrails import check_output
+from guardrails import refusal
 from guardrails.policy import POLICY
 from nodes.rag.generate_answer import passages_of
+from nodes.rag.rails import prompt_markers, rails_of
 from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
 
 
 def make(c: Components) -> Node:
     async def guard_output(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
         answer = state.get("answer") or ""
-        verdict = check_output(answer, context=[p["text"] for p in passages_of(state)])
+        if not answer:
+            return {}
+        language = state.get("language") or "en"
+        verdict = await rails_of(c).check_output(
+            answer,
+            passages=[p["text"] for p in passages_of(state)],
+            markers=prompt_markers(ctx),
+            language=language,
+            refusal=refusal(None, language),
+        )
         out: dict[str, Any] = {}
         notes = []
-        if POLICY.redact_unsupported_pii and verdict.text != answer:
+        if verdict.flagged:
+            log.warning("request %s: the output rail blocked the answer: %s", state.get("request_id"), verdict.flagged)
+            notes.append(f"The output guardrail withheld the answer: {'; '.join(verdict.flagged)}.")
+            out.update(
+                answer=refusal(None, language),
+                sources=[],
+                escalation={"reason": "output guardrail: leaked instructions", "node": "guard_output"},
+            )
+        elif POLICY.redact_unsupported_pii and verdict.text != answer:
             out["answer"] = verdict.text
             kinds = sorted({r.kind for r in verdict.redactions})
-            notes.append(f"The output guardrail redacted personal data not found in the sources ({', '.join(kinds)}).")
-        if verdict.flagged:
-            notes.append(f"The output guardrail flagged the answer: {'; '.join(verdict.flagged)}.")
+            notes.append(f"The output guardrail masked personal data not found in the sources ({', '.join(kinds)}).")
         if notes:
             out["notes"] = notes
         return out

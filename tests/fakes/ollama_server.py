@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tests.fakes.http import JSONHandler, serve
+from tests.fakes.self_check import payload_is_self_check
 
 DIM = 64
 
@@ -70,11 +71,18 @@ class Behaviour:
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     chat_handler: ChatHandler | None = None
     models: list[str] = field(default_factory=lambda: ["fake-embed", "fake-chat"])
+    self_check_reply: str = "No"
+    """The answer to NeMo's self-check input prompt ("Yes" blocks the question)."""
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
-        """Payloads of the ``/api/chat`` requests received so far (failed ones included)."""
-        return [p for path, p in self.requests if path == "/api/chat"]
+        """Payloads of the ``/api/chat`` requests received so far (failed ones included), self-checks apart."""
+        return [p for path, p in self.requests if path == "/api/chat" and not payload_is_self_check(p)]
+
+    @property
+    def self_checks(self) -> list[dict[str, Any]]:
+        """Payloads of NeMo's self-check input requests."""
+        return [p for path, p in self.requests if path == "/api/chat" and payload_is_self_check(p)]
 
 
 def _now() -> str:
@@ -138,7 +146,7 @@ def _handler(b: Behaviour) -> type[JSONHandler]:
                 return
             if b.chat_delay:
                 time.sleep(b.chat_delay)
-            reply = (b.chat_handler or echo_handler)(payload)
+            reply = b.self_check_reply if payload_is_self_check(payload) else (b.chat_handler or echo_handler)(payload)
             content = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
             tokens = split_tokens(content)
             counts = {

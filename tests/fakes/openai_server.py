@@ -18,6 +18,7 @@ from typing import Any
 
 from tests.fakes.http import JSONHandler, serve
 from tests.fakes.ollama_server import echo_handler, split_tokens
+from tests.fakes.self_check import payload_is_self_check
 
 ChatHandler = Callable[[dict[str, Any]], str | dict[str, Any]]
 
@@ -41,11 +42,20 @@ class Behaviour:
     """(path, JSON body, headers with lower-case names) of every request, failed ones included."""
     chat_handler: ChatHandler | None = None
     models: list[str] = field(default_factory=lambda: ["fake-chat"])
+    self_check_reply: str = "No"
+    """The answer to NeMo's self-check input prompt ("Yes" blocks the question)."""
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
-        """Payloads of the chat-completion requests received so far (failed ones included)."""
-        return [p for path, p, _ in self.requests if path.endswith("/chat/completions")]
+        """Payloads of the chat-completion requests received so far (failed ones included), self-checks apart."""
+        return [
+            p for path, p, _ in self.requests if path.endswith("/chat/completions") and not payload_is_self_check(p)
+        ]
+
+    @property
+    def self_checks(self) -> list[dict[str, Any]]:
+        """Payloads of NeMo's self-check input requests."""
+        return [p for path, p, _ in self.requests if path.endswith("/chat/completions") and payload_is_self_check(p)]
 
 
 def _handler(b: Behaviour) -> type[JSONHandler]:
@@ -88,7 +98,7 @@ def _handler(b: Behaviour) -> type[JSONHandler]:
                 return
             if b.chat_delay:
                 time.sleep(b.chat_delay)
-            reply = (b.chat_handler or echo_handler)(payload)
+            reply = b.self_check_reply if payload_is_self_check(payload) else (b.chat_handler or echo_handler)(payload)
             content = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
             if payload.get("stream"):
                 self._stream(model, content)

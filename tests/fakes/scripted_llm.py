@@ -25,6 +25,8 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from tests.fakes.self_check import is_self_check
+
 Reply = str | dict[str, Any] | BaseModel
 Script = Sequence[Reply] | Callable[[list[BaseMessage]], Reply]
 
@@ -49,11 +51,15 @@ class ScriptedChatModel(BaseChatModel):
     model: str = "scripted"
     delay: float = 0.0
     """Seconds each call waits before answering (async calls sleep without blocking the loop)."""
+    self_check_reply: str = "No"
+    """The answer to NeMo's self-check input prompt; such calls consume no scripted reply and are
+    kept in ``self_checks``, not in ``calls``."""
 
     _script: Script = PrivateAttr()
     _next: int = PrivateAttr(default=0)
     _errors: list[BaseException] = PrivateAttr(default_factory=list)
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    _self_checks: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(
@@ -77,6 +83,10 @@ class ScriptedChatModel(BaseChatModel):
     def calls(self) -> list[list[BaseMessage]]:
         return self._calls
 
+    @property
+    def self_checks(self) -> list[list[BaseMessage]]:
+        return self._self_checks
+
     def fail_next(self, error: BaseException, *, times: int = 1) -> None:
         """Raise ``error`` on each of the next ``times`` calls (before any reply is consumed)."""
         with self._lock:
@@ -84,6 +94,9 @@ class ScriptedChatModel(BaseChatModel):
 
     def _reply(self, messages: list[BaseMessage]) -> str:
         with self._lock:
+            if is_self_check(m.content for m in messages):
+                self._self_checks.append(list(messages))
+                return self.self_check_reply
             self._calls.append(list(messages))
             if self._errors:
                 raise self._errors.pop(0)

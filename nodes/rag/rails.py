@@ -1,0 +1,115 @@
+"""The guardrails as the query graph's nodes use them: one set of NeMo rails per Components, and
+the raw text of a redacted question, kept in this process for retrieval only.
+
+A redacted question (personal data replaced by ``<PERSON>``, ``<PHONE_NUMBER>`` ...) is what the
+run's state holds, so it is what is logged, cached, embedded for the cache, stored in the thread
+and sent to a remote LLM. Retrieval runs in this process and searches better with the real
+words, so the raw text stays here, keyed by the run's request id, and never enters the state:
+``for_retrieval`` swaps it back into the queries just before the index is searched.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from components.factory import Components
+from graph.context import Context
+from graph.state import RAGState
+from guardrails.input import InputVerdict, check_input
+from guardrails.output import OutputVerdict, check_output
+from guardrails.rails import Rails
+
+_RAILS: weakref.WeakKeyDictionary[Components, Rails] = weakref.WeakKeyDictionary()
+_RAILS_LOCK = threading.Lock()
+
+
+def _input_check(c: Components, text: str, language: str) -> InputVerdict:
+    return check_input(text)
+
+
+def _output_check(answer: str, passages: Sequence[str], markers: Sequence[str], language: str) -> OutputVerdict:
+    return check_output(answer, context=passages, markers=markers)
+
+
+def rails_of(c: Components) -> Rails:
+    """The NeMo rails of ``c``, built once."""
+    with _RAILS_LOCK:
+        rails = _RAILS.get(c)
+        if rails is None:
+            rails = Rails(input_check=partial(_input_check, c), output_check=_output_check)
+            _RAILS[c] = rails
+        return rails
+
+
+def prompt_markers(ctx: Context) -> list[str]:
+    """The first line of each system prompt in use: an answer repeating one has leaked its prompt."""
+    markers = []
+    for name in ("route_prompt", "rewrite_prompt", "grade_context_prompt", "generate_prompt", "direct_prompt"):
+        first = next((line.strip() for line in getattr(ctx, name).splitlines() if line.strip()), "")
+        if len(first) >= 20:  # short lines ("Question:") also appear in ordinary answers
+            markers.append(first)
+    return markers
+
+
+# --------------------------------------------------------------------------- raw questions
+
+
+@dataclass(frozen=True)
+class _Raw:
+    redacted: str
+    raw: str
+    #: (placeholder as it appears in the redacted text, the original words), in text order
+    swaps: tuple[tuple[str, str], ...]
+    at: float
+
+
+class RawQuestions:
+    """The raw text of this process's redacted questions, by request id, for a bounded time."""
+
+    def __init__(self, *, ttl_seconds: float = 600.0, max_items: int = 1024) -> None:
+        self._items: OrderedDict[str, _Raw] = OrderedDict()
+        self._ttl = ttl_seconds
+        self._max = max_items
+        self._lock = threading.Lock()
+
+    def remember(self, request_id: str, verdict: InputVerdict, raw: str) -> None:
+        swaps = tuple((f"<{e.entity_type}>", raw[e.start : e.end]) for e in verdict.pii)
+        with self._lock:
+            self._items[request_id] = _Raw(verdict.redacted, raw, swaps, time.monotonic())
+            cutoff = time.monotonic() - self._ttl
+            while self._items and (len(self._items) > self._max or next(iter(self._items.values())).at < cutoff):
+                self._items.popitem(last=False)
+
+    def forget(self, request_id: str) -> None:
+        with self._lock:
+            self._items.pop(request_id, None)
+
+    def restore(self, request_id: str, query: str) -> str:
+        """``query`` with this request's placeholders turned back into the words they replaced."""
+        with self._lock:
+            item = self._items.get(request_id)
+        if item is None:
+            return query
+        if query.strip() == item.redacted.strip():
+            return item.raw
+        for placeholder, words in item.swaps:  # a rewrite keeps some placeholders: fill them in order
+            query = query.replace(placeholder, words, 1)
+        return query
+
+
+RAW_QUESTIONS = RawQuestions()
+
+
+def for_retrieval(state: RAGState, queries: Sequence[str]) -> list[str]:
+    """The queries as the index should see them: a redacted question's own words restored."""
+    request_id = state.get("request_id") or ""
+    guard = state.get("guardrail")
+    if not guard or not guard["pii"]:
+        return list(queries)
+    return [RAW_QUESTIONS.restore(request_id, q) for q in queries]
