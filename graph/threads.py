@@ -19,6 +19,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
@@ -65,4 +66,10 @@ async def open_rag_graph(components: Components, *, db_path: Path | None = None)
     async with AsyncSqliteSaver.from_conn_string(conn) as saver, open_store(path) as store:
         await saver.setup()
         log.debug("threads and profiles in %s", path)
-        yield build_rag_graph(components, checkpointer=saver, store=store)
+        graph = build_rag_graph(components, checkpointer=saver, store=store)
+        # durability "exit": a run writes one checkpoint, when it ends. The default ("async")
+        # also saves the run's input, which holds the question as the caller sent it, before
+        # the input rail has redacted personal data from it; a Q&A run has no interrupt to resume.
+        # A caller may still pass durability= to ainvoke. (LangGraph reads the default from this
+        # configurable key; tests/integration/test_redaction.py fails if that changes.)
+        yield graph.with_config(configurable={CONFIG_KEY_DURABILITY: "exit"})

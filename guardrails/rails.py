@@ -49,8 +49,13 @@ OutputCheck = Callable[[str, Sequence[str], Sequence[str], str], OutputVerdict]
 
 
 def _import_nemo() -> Any:
-    """Import NeMo Guardrails with its usage telemetry off unless the user opted in."""
+    """Import NeMo Guardrails with its usage telemetry off unless the user opted in.
+
+    NeMo's runtime logs every event at INFO, the user's message included, before our action
+    has redacted it: its loggers stay at WARNING, even under ``rag -v``.
+    """
     os.environ.setdefault(TELEMETRY_ENV, "1")
+    logging.getLogger("nemoguardrails").setLevel(logging.WARNING)
     import nemoguardrails
 
     return nemoguardrails

@@ -10,6 +10,7 @@ words, so the raw text stays here, keyed by the run's request id, and never ente
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import weakref
@@ -25,6 +26,7 @@ from guardrails.input import InputVerdict, check_input
 from guardrails.output import OutputVerdict, check_output
 from guardrails.rails import Rails
 
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z_]*>")
 _RAILS: weakref.WeakKeyDictionary[Components, Rails] = weakref.WeakKeyDictionary()
 _RAILS_LOCK = threading.Lock()
 
@@ -79,7 +81,9 @@ class RawQuestions:
         self._lock = threading.Lock()
 
     def remember(self, request_id: str, verdict: InputVerdict, raw: str) -> None:
-        swaps = tuple((f"<{e.entity_type}>", raw[e.start : e.end]) for e in verdict.pii)
+        # the placeholders of the redacted text stand, in order, for the entities in text order
+        words = [raw[e.start : e.end] for e in sorted(verdict.pii, key=lambda e: e.start)]
+        swaps = tuple(zip(_PLACEHOLDER.findall(verdict.redacted), words, strict=False))
         with self._lock:
             self._items[request_id] = _Raw(verdict.redacted, raw, swaps, time.monotonic())
             cutoff = time.monotonic() - self._ttl

@@ -1,0 +1,97 @@
+"""A question with personal data: only its redacted form is logged, stored, cached or sent to the LLM.
+
+The LLM is the Ollama-protocol test server driven by the real langchain-ollama client; the thread
+lives in the SQLite checkpointer the CLI and chat apps use (``open_rag_graph``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from components.factory import Components
+from graph.context import Context
+from graph.threads import open_rag_graph
+from tests.fakes.ollama_server import Behaviour, ollama_server
+from tests.integration.helpers import sample_store
+from tests.integration.test_qa_ollama import reply
+
+pytestmark = pytest.mark.integration
+
+EMAIL = "taro.yamada@example.com"
+PHONE = "090-3141-5926"
+QUESTION = f"My email is {EMAIL} and my phone is {PHONE}. When should I water the monstera?"
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Components]:
+    c, _ = sample_store(tmp_path_factory.mktemp("redaction"))
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Behaviour]]:
+    with ollama_server(Behaviour(chat_handler=reply)) as s:
+        yield s
+
+
+def components_for(base: Components, url: str, data_dir: Path) -> Components:
+    s = base.settings.model_copy(
+        update={"llm_model": "fake-chat", "ollama_base_url": url, "llm_timeout": 5.0, "data_dir": data_dir}
+    )
+    c = Components(s, embedder=base.embedder)
+    c._indexes, c._bm25 = base._indexes, base._bm25
+    return c
+
+
+def files_holding(root: Path, needle: str) -> list[str]:
+    raw = needle.encode()
+    return [str(p) for p in root.rglob("*") if p.is_file() and raw in p.read_bytes()]
+
+
+def run_in_thread(c: Components, db: Path, payload: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    async def go() -> tuple[dict[str, Any], list[Any]]:
+        async with open_rag_graph(c, db_path=db) as graph:
+            cfg = {"configurable": {"thread_id": "t1"}}
+            out = await graph.ainvoke(payload, cfg, context=Context())
+            snapshot = await graph.aget_state(cfg)
+            return out, list(snapshot.values.get("messages") or [])
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("as_messages", [False, True], ids=["question", "chat-messages"])
+def test_personal_data_never_leaves_the_run_unredacted(
+    indexed: Components,
+    server: tuple[str, Behaviour],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    as_messages: bool,
+) -> None:
+    url, b = server
+    c = components_for(indexed, url, tmp_path / "data")
+    payload: dict[str, Any] = {"messages": [HumanMessage(QUESTION)]} if as_messages else {"question": QUESTION}
+    with caplog.at_level(logging.DEBUG):
+        out, thread = run_in_thread(c, tmp_path / "data" / "threads.sqlite", payload)
+
+    assert out["path"] == "llm" and out["sources"]  # the question was answered
+    # the thread: the user's message is stored redacted, and nothing else holds the raw text
+    humans = [str(m.content) for m in thread if isinstance(m, HumanMessage)]
+    assert len(humans) == 1 and EMAIL not in humans[0] and PHONE not in humans[0]
+    assert "<EMAIL" in humans[0] and "When should I water the monstera?" in humans[0]
+    assert files_holding(tmp_path / "data", EMAIL) == []  # checkpoints, writes, the cache
+    assert files_holding(tmp_path / "data", PHONE) == []
+    # the LLM (every request the server received, the self-check included)
+    sent = json.dumps([p for _, p in b.requests], ensure_ascii=False)
+    assert b.self_checks and EMAIL not in sent and PHONE not in sent
+    # the log
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "request" in logged and EMAIL not in logged and PHONE not in logged
