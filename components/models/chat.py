@@ -49,6 +49,9 @@ ROLES: tuple[Role, ...] = get_args(Role)
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
+Screen = Callable[[str], "str | None"]
+"""One streamed sentence → the text clients may see, or None to show nothing more (``screened``)."""
+
 TAG_NOSTREAM = "nostream"
 """The run tag that keeps a model's tokens out of LangGraph's ``stream_mode="messages"``.
 
@@ -160,15 +163,25 @@ class ChatModels:
         *,
         override: str = "",
         config: RunnableConfig | None = None,
+        screen: Screen | None = None,
     ) -> AIMessage:
-        """A plain-text answer. Inside a node, pass the node's ``config`` so its tokens stream to clients."""
-        model = self.get(role, override)
+        """A plain-text answer. Inside a node, pass the node's ``config`` so its tokens stream to clients.
+
+        With ``screen``, streamed text reaches clients one checked sentence at a time
+        (``components.models.screened``); the returned message is still the model's whole reply.
+        """
+        model: BaseChatModel = self.get(role, override)
+        if screen is not None:
+            from components.models.screened import ScreenedChatModel  # imports this module's TAG_NOSTREAM
+
+            model = ScreenedChatModel(inner=model, screen=screen)
 
         async def call() -> AIMessage:
             out = await model.ainvoke(messages, config=config)
             if not isinstance(out, AIMessage):
                 raise LLMError(f"the {role} model returned {type(out).__name__}, not a message", kind="invalid_output")
-            return out
+            whole = out.response_metadata.get("screened_whole")
+            return out.model_copy(update={"content": whole}) if isinstance(whole, str) else out
 
         return await self._call(role, override, call)
 

@@ -18,6 +18,7 @@ from components.text import messages
 from graph.context import Context
 from graph.state import RAGState, language_of, prior_turns
 from nodes.rag.common import log_error, use_llm
+from nodes.rag.rails import prompt_markers, stream_screen
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,8 @@ def make(c: Components) -> Node:
                 HumanMessage(state.get("question") or ""),
             ]
             try:
-                reply = await c.llm.generate("generator", msgs, override=ctx.generator_model)
+                screen = stream_screen((), prompt_markers(ctx))
+                reply = await c.llm.generate("generator", msgs, override=ctx.generator_model, screen=screen)
                 return {"answer": str(reply.content).strip(), "path": "llm", "sources": [], "confidence": 1.0}
             except LLMUnavailable as e:
                 log_error("llm", "answer_directly", state, e)

@@ -28,6 +28,7 @@ from graph.state import Passage, RAGState, Source, language_of, prior_turns
 from nodes.rag import prompts
 from nodes.rag.common import log_error, numbered, use_llm
 from nodes.rag.failures import Fallback
+from nodes.rag.rails import prompt_markers, stream_screen
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -122,7 +123,8 @@ async def _llm_answer(
     if h is not None and not h["grounded"]:
         unsupported = h["unsupported"]
         msgs.append(HumanMessage(prompts.REGENERATE_NOTE.format(unsupported="\n".join(f"- {u}" for u in unsupported))))
-    reply = await c.llm.generate("generator", msgs, override=ctx.generator_model)
+    screen = stream_screen([p["text"] for p in passages], prompt_markers(ctx))
+    reply = await c.llm.generate("generator", msgs, override=ctx.generator_model, screen=screen)
     return str(reply.content).strip()
 
 

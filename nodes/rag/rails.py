@@ -15,7 +15,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -24,6 +24,7 @@ from graph.context import Context
 from graph.state import RAGState
 from guardrails.input import InputVerdict, check_input
 from guardrails.output import OutputVerdict, check_output
+from guardrails.policy import POLICY
 from guardrails.rails import Rails
 
 _PLACEHOLDER = re.compile(r"<[A-Z][A-Z_]*>")
@@ -57,6 +58,28 @@ def prompt_markers(ctx: Context) -> list[str]:
         if len(first) >= 20:  # short lines ("Question:") also appear in ordinary answers
             markers.append(first)
     return markers
+
+
+def stream_screen(passages: Sequence[str], markers: Sequence[str]) -> Callable[[str], str | None]:
+    """The output rail's check for streamed answers, one sentence at a time, before a client sees it.
+
+    Personal data the passages do not hold is masked in the sentence; a leaked prompt line or
+    other instruction text (checked on everything streamed so far, so a leak split over sentences
+    is caught) withholds the sentence and the rest of the stream. The whole answer is checked
+    again by the ``guard_output`` node, whose verdict is the run's final answer.
+    """
+    seen: list[str] = []
+
+    def screen(sentence: str) -> str | None:
+        so_far = "".join(seen) + sentence
+        if check_output(so_far, context=passages, markers=markers).flagged:
+            return None
+        seen.append(sentence)
+        if not POLICY.redact_unsupported_pii:
+            return sentence
+        return check_output(sentence, context=passages, markers=()).text
+
+    return screen
 
 
 # --------------------------------------------------------------------------- raw questions

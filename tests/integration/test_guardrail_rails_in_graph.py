@@ -143,3 +143,36 @@ def test_personal_data_the_sources_do_not_hold_is_masked_and_citations_stay(stor
     assert "090-3141-5926" not in out["answer"]
     assert out["answer"].count("[1]") == 2
     assert any("masked personal data" in w for w in out["warnings"])
+
+
+def streamed(c: Components, question: str) -> tuple[str, dict[str, Any]]:
+    """The text a ``stream_mode="messages"`` client sees, and the run's final state."""
+
+    async def go() -> tuple[str, dict[str, Any]]:
+        text, final = "", {}
+        async for mode, chunk in build_rag_graph(c).astream(
+            {"question": question}, context=Context(cache=False), stream_mode=["messages", "values"]
+        ):
+            if mode == "messages" and isinstance(chunk[0], AIMessageChunk):
+                text += str(chunk[0].content)
+            elif mode == "values":
+                final = chunk
+        return text, final
+
+    return asyncio.run(go())
+
+
+def test_streamed_sentences_are_checked_before_the_client_sees_them(store: Components) -> None:
+    answer = "Water it when the top soil is dry [1]. Questions: call 090-3141-5926 [1]."
+    text, out = streamed(with_models(store, **models([answer])), MONSTERA)
+    assert text.startswith("Water it when the top soil is dry [1].")
+    assert "090-3141-5926" not in text and "[1]." in text.split("Questions:")[1]
+    assert out["answer"] == text.strip()  # the final answer is the same masked text
+
+
+def test_a_leak_stops_the_stream_before_the_leaking_sentence(store: Components) -> None:
+    first_line = prompts.GENERATE_SYSTEM.strip().splitlines()[0]
+    answer = f"Water it when the top soil is dry [1]. By the way, {first_line} That is all."
+    text, out = streamed(with_models(store, **models([answer])), MONSTERA)
+    assert text.strip() == "Water it when the top soil is dry [1]."
+    assert out["answer"] == messages.REFUSAL["en"]  # the whole answer is withheld at the end
