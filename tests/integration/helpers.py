@@ -37,6 +37,24 @@ def sample_store(root: Path, **settings: Any) -> tuple[Components, Path]:
     return c, vaults
 
 
+def with_models(base: Components, **models: Any) -> Components:
+    """Components sharing the store, embedder and client of ``base``, with chat models injected per role."""
+    c = Components(base.settings, embedder=base.embedder, chat_models=models)
+    c._indexes = base._indexes  # one client per folder (local mode locks it)
+    c._bm25 = base._bm25
+    return c
+
+
+def with_llm_server(base: Components, url: str, **settings: Any) -> Components:
+    """Components on the store of ``base`` whose LLM is an Ollama-protocol test server (LLM_MODEL=fake-chat)."""
+    s = base.settings.model_copy(
+        update={"llm_model": "fake-chat", "ollama_base_url": url, "llm_timeout": 5.0, **settings}
+    )
+    c = Components(s, embedder=base.embedder)
+    c._indexes, c._bm25 = base._indexes, base._bm25
+    return c
+
+
 def payloads(c: Components) -> list[dict[str, Any]]:
     return [dict(p.payload or {}) for p in c.index().scroll()]
 

@@ -20,7 +20,7 @@ from graph.rag import build_rag_graph
 from nodes.rag import prompts
 from nodes.rag.guard_input import SELF_CHECK_FAILED
 from tests.fakes.scripted_llm import ScriptedChatModel
-from tests.integration.helpers import sample_store
+from tests.integration.helpers import sample_store, with_models
 
 pytestmark = pytest.mark.integration
 
@@ -32,12 +32,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
     c, _ = sample_store(tmp_path_factory.mktemp("rails"))
     yield c
 
-
-def with_models(base: Components, **models: Any) -> Components:
-    c = Components(base.settings, embedder=base.embedder, chat_models=models)
-    c._indexes = base._indexes
-    c._bm25 = base._bm25
-    return c
 
 
 def graders(messages_: list[BaseMessage]) -> Any:

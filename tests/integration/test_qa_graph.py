@@ -23,7 +23,7 @@ from graph.context import Context
 from graph.rag import build_rag_graph
 from nodes.rag import prompts
 from tests.fakes.scripted_llm import ScriptedChatModel
-from tests.integration.helpers import sample_store
+from tests.integration.helpers import sample_store, with_models
 
 pytestmark = pytest.mark.integration
 
@@ -37,13 +37,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
     c, _ = sample_store(tmp_path_factory.mktemp("qa"))
     yield c
 
-
-def with_models(base: Components, **models: Any) -> Components:
-    """Components sharing the store, embedder and client of ``base``, with scripted chat models."""
-    c = Components(base.settings, embedder=base.embedder, chat_models=models)
-    c._indexes = base._indexes  # one client per folder (local mode locks it)
-    c._bm25 = base._bm25
-    return c
 
 
 def ask(c: Components, question: str, ctx: Context | None = None, graph: Any = None, **kw: Any) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from components.text import messages
 from graph.context import Context
 from graph.rag import build_rag_graph
 from tests.fakes.ollama_server import Behaviour, ollama_server
-from tests.integration.helpers import sample_store
+from tests.integration.helpers import sample_store, with_llm_server
 
 pytestmark = pytest.mark.integration
 
@@ -64,15 +64,6 @@ def server() -> Iterator[tuple[str, Behaviour]]:
         yield s
 
 
-def components_for(base: Components, url: str, **settings: Any) -> Components:
-    """Components on the shared store whose LLM is the test server (LLM_MODEL=fake-chat)."""
-    s = base.settings.model_copy(
-        update={"llm_model": "fake-chat", "ollama_base_url": url, "llm_timeout": 5.0, **settings}
-    )
-    c = Components(s, embedder=base.embedder)
-    c._indexes, c._bm25 = base._indexes, base._bm25
-    return c
-
 
 def run(c: Components, question: str = "When should I water the monstera?", **ctx: Any) -> dict[str, Any]:
     out: dict[str, Any] = asyncio.run(
@@ -83,7 +74,7 @@ def run(c: Components, question: str = "When should I water the monstera?", **ct
 
 def test_llm_path_end_to_end_with_json_schema_formats(indexed: Components, server: tuple[str, Behaviour]) -> None:
     url, b = server
-    out = run(components_for(indexed, url))
+    out = run(with_llm_server(indexed, url))
     assert out["path"] == "llm" and out["answer"] == ANSWER
     assert out["sources"] and out["sources"][0]["n"] == 1
     titles = [r["format"]["title"] for r in b.chat_requests if isinstance(r.get("format"), dict)]
@@ -104,7 +95,7 @@ def test_llm_path_end_to_end_with_json_schema_formats(indexed: Components, serve
 def test_prompts_edited_for_one_run_reach_the_model(indexed: Components, server: tuple[str, Behaviour]) -> None:
     url, b = server
     prompt = "Answer like a gardener, in {language_name}. Passages:\n{passages}"
-    out = run(components_for(indexed, url), generate_prompt=prompt, route_prompt="Route it. {Braces stay}.")
+    out = run(with_llm_server(indexed, url), generate_prompt=prompt, route_prompt="Route it. {Braces stay}.")
     assert out["answer"] == ANSWER
     systems = [r["messages"][0]["content"] for r in b.chat_requests if r["messages"][0]["role"] == "system"]
     assert "Route it. {Braces stay}." in systems
@@ -112,13 +103,18 @@ def test_prompts_edited_for_one_run_reach_the_model(indexed: Components, server:
     assert len(generation) == 1
     # the next run without edits uses the default wording again
     b.requests.clear()
-    run(components_for(indexed, url))
+    run(with_llm_server(indexed, url))
     assert not any("gardener" in r["messages"][0]["content"] for r in b.chat_requests)
 
 
-def test_answer_tokens_stream_from_the_generator_only(indexed: Components, server: tuple[str, Behaviour]) -> None:
-    url, _ = server
-    g = build_rag_graph(components_for(indexed, url))
+def test_answer_streams_sentence_by_sentence_from_the_generator_only(
+    indexed: Components, server: tuple[str, Behaviour]
+) -> None:
+    url, b = server
+    sentences = ["Water the monstera only when the top 5 cm of soil is dry [1]. ", "Do not let it stand in water. ",
+                 "In winter, water less often [1]."]  # fmt: skip
+    b.chat_handler = lambda payload: reply(payload) if isinstance(payload.get("format"), dict) else "".join(sentences)
+    g = build_rag_graph(with_llm_server(indexed, url))
 
     async def go() -> list[tuple[str, str]]:
         got: list[tuple[str, str]] = []
@@ -131,14 +127,15 @@ def test_answer_tokens_stream_from_the_generator_only(indexed: Components, serve
 
     tokens = asyncio.run(go())
     assert {n for n, _ in tokens} == {"generate_answer"}
-    assert len(tokens) > 3 and "".join(t for _, t in tokens).strip() == ANSWER
+    # the model streams word by word; clients get each sentence once the output check has passed it
+    assert [t for _, t in tokens] == sentences
 
 
 def test_http_500s_are_retried_then_the_run_ends_with_a_generic_message(
     indexed: Components, server: tuple[str, Behaviour]
 ) -> None:
     url, b = server
-    c = components_for(indexed, url)
+    c = with_llm_server(indexed, url)
 
     def fail_answers(payload: dict[str, Any]) -> str | dict[str, Any]:
         if not isinstance(payload.get("format"), dict):
@@ -157,7 +154,7 @@ def test_breaker_opens_after_five_failures_then_closes_after_the_reset(
     indexed: Components, server: tuple[str, Behaviour]
 ) -> None:
     url, b = server
-    c = components_for(indexed, url, breaker_reset=1.0, llm_retries=0)
+    c = with_llm_server(indexed, url, breaker_reset=1.0, llm_retries=0)
     b.fail_next = 5  # the first five chat calls of the first run fail: analysis, routing, rewrite, grading, answer
     first = run(c, llm_input_check=False)  # (the self-check would be one more call before them)
     assert c.breakers.get("llm").state == "open"
@@ -174,7 +171,7 @@ def test_breaker_opens_after_five_failures_then_closes_after_the_reset(
 
 def test_slow_model_is_cut_by_the_timeout(indexed: Components, server: tuple[str, Behaviour]) -> None:
     url, b = server
-    c = components_for(indexed, url, llm_timeout=0.5, llm_retries=1)
+    c = with_llm_server(indexed, url, llm_timeout=0.5, llm_retries=1)
     b.chat_delay = 1.5  # every call outlasts LLM_TIMEOUT
     out = run(c)
     # graders fell back to their non-LLM paths; the answer was tried twice, then the error end
@@ -187,7 +184,7 @@ def test_slow_model_is_cut_by_the_timeout(indexed: Components, server: tuple[str
 def test_server_down_answers_extractively(indexed: Components) -> None:
     with ollama_server(Behaviour(chat_handler=reply)) as (url, _):
         pass  # the server is gone once the block ends
-    c = components_for(indexed, url)
+    c = with_llm_server(indexed, url)
     out = run(c)
     assert out["path"] == "extractive" and out["sources"]
     assert any("unavailable" in w for w in out["warnings"])
@@ -206,5 +203,5 @@ def test_structured_reply_that_breaks_the_schema_falls_back_per_node(
         return reply(payload)
 
     b.chat_handler = broken_router
-    out = run(components_for(indexed, url))
+    out = run(with_llm_server(indexed, url))
     assert out["route"] == "vector_search" and out["path"] == "llm"  # routed by exemplars instead

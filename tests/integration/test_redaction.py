@@ -20,7 +20,7 @@ from components.factory import Components
 from graph.context import Context
 from graph.threads import open_rag_graph
 from tests.fakes.ollama_server import Behaviour, ollama_server
-from tests.integration.helpers import sample_store
+from tests.integration.helpers import sample_store, with_llm_server
 from tests.integration.test_qa_ollama import reply
 
 pytestmark = pytest.mark.integration
@@ -42,14 +42,6 @@ def server() -> Iterator[tuple[str, Behaviour]]:
     with ollama_server(Behaviour(chat_handler=reply)) as s:
         yield s
 
-
-def components_for(base: Components, url: str, data_dir: Path) -> Components:
-    s = base.settings.model_copy(
-        update={"llm_model": "fake-chat", "ollama_base_url": url, "llm_timeout": 5.0, "data_dir": data_dir}
-    )
-    c = Components(s, embedder=base.embedder)
-    c._indexes, c._bm25 = base._indexes, base._bm25
-    return c
 
 
 def files_holding(root: Path, needle: str) -> list[str]:
@@ -77,7 +69,7 @@ def test_personal_data_never_leaves_the_run_unredacted(
     as_messages: bool,
 ) -> None:
     url, b = server
-    c = components_for(indexed, url, tmp_path / "data")
+    c = with_llm_server(indexed, url, data_dir=tmp_path / "data")
     payload: dict[str, Any] = {"messages": [HumanMessage(QUESTION)]} if as_messages else {"question": QUESTION}
     with caplog.at_level(logging.DEBUG):
         out, thread = run_in_thread(c, tmp_path / "data" / "threads.sqlite", payload)
