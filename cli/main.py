@@ -290,6 +290,41 @@ def drop(
     console.print(f"dropped {collection}")
 
 
+@app.command()
+def guard(
+    text: Annotated[str | None, typer.Argument(help="A text to check (or use --batch).")] = None,
+    batch: Annotated[
+        Path | None,
+        typer.Option(
+            "--batch",
+            help='JSONL of {"id": ..., "text": ...} lines ("-" for stdin); writes one verdict line per input.',
+        ),
+    ] = None,
+) -> None:
+    """Run the input guardrail: allow, block (injection, too long) or redact (personal data), as JSON."""
+    if (text is None) == (batch is None):
+        fail('give either a TEXT or --batch FILE.jsonl, e.g. rag guard --batch inputs.jsonl', code=2)
+    import sys
+
+    from cli.guard_cmd import BadLine, check_one, run_batch
+
+    c = _components()
+    if batch is None:
+        print_json(check_one(c, text or ""))
+        return
+    try:
+        if str(batch) == "-":
+            count = run_batch(c, sys.stdin, "stdin", sys.stdout)
+        else:
+            if not batch.is_file():
+                fail(f"{batch}: no such file. Give a JSONL file of {{\"id\": ..., \"text\": ...}} lines.", code=2)
+            with batch.open(encoding="utf-8") as stream:
+                count = run_batch(c, stream, str(batch), sys.stdout)
+    except BadLine as e:
+        fail(str(e), code=2)
+    log.info("rag guard: %d inputs checked", count)
+
+
 def run() -> None:
     """Entry point: errors reach the user as one actionable line, never as a stack trace."""
     try:

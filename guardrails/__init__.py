@@ -1,29 +1,35 @@
 """Input and output guardrails: prompt-injection checks, personal-data detection and redaction.
 
-This first version runs curated patterns (English and Japanese) and regex/checksum PII
-detection in process, with no model. NeMo Guardrails' rails and Presidio's analyzer plug
-into the same entry points (``injection_checks=``, ``pii_detector=``) when they arrive. What the
-guardrails decide (limits, what blocks, what is redacted or kept out of the cache) is
-``policy.py``.
+Injection checks are curated patterns (English and Japanese) in ``patterns.py``; personal data
+is found by Presidio with spaCy pipelines for English and Japanese plus pattern recognizers
+(``pii.py``), and replaced by ``<ENTITY_TYPE>`` placeholders. NeMo Guardrails runs both as its
+rails' actions (``rails.py``). What the guardrails decide (limits, what blocks, what is
+redacted or kept out of the cache) is ``policy.py``. ``find_pii``/``PIIMatch`` (the first,
+regex-only detector) stay exported for the code that still uses them.
 """
 
 from components.text.messages import REFUSAL, TOO_LONG
 from guardrails.input import InputVerdict, check_input, curated_injection, refusal
 from guardrails.output import OutputVerdict, check_output
-from guardrails.patterns import PIIMatch, find_injection, find_pii, redact
+from guardrails.patterns import PIIMatch, find_injection, find_pii
+from guardrails.pii import REDACTED_ENTITIES, PIIEntity, canonical, detect_pii, redact
 from guardrails.policy import POLICY, GuardrailPolicy
 
 __all__ = [
     "POLICY",
+    "REDACTED_ENTITIES",
     "REFUSAL",
     "TOO_LONG",
     "GuardrailPolicy",
     "InputVerdict",
     "OutputVerdict",
+    "PIIEntity",
     "PIIMatch",
+    "canonical",
     "check_input",
     "check_output",
     "curated_injection",
+    "detect_pii",
     "find_injection",
     "find_pii",
     "redact",

@@ -2,7 +2,12 @@
 
 An answer may quote an e-mail address from the user's own notes (that is the point of asking
 them), but personal data that appears in no passage was produced by the model: it is
-redacted. Instruction text in an answer (chat-template tokens, "my system prompt says", a
+redacted. Presidio (``guardrails.pii``) finds it in the answer and in the passages, and
+values are compared in ``canonical`` form, so ``+81 3-1234-5678`` in the answer is the
+``03-1234-5678`` of a passage, and "Smith" is supported by a passage naming "John Smith".
+Citation markers (``[1]``) are never part of an entity, so they survive redaction.
+
+Instruction text in an answer (chat-template tokens, "my system prompt says", a
 distinctive line of the real prompts passed as ``markers``) means an injection got through
 or the model echoed its prompt; the verdict flags it and the graph decides what the user sees.
 Text that the context itself contains is never flagged, so a note about prompt engineering
@@ -16,7 +21,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from guardrails.patterns import PIIMatch, canonical, find_pii, normalise, redact
+from guardrails.patterns import normalise
+from guardrails.pii import REDACTED_ENTITIES, PIIEntity, canonical, detect_pii, redact
 
 #: generic signs of leaked instructions, on the normalised answer
 LEAK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -43,7 +49,7 @@ class OutputVerdict(BaseModel):
     """The answer as the user may see it, and what the guardrail changed or found."""
 
     text: str = Field(description="The answer with unsupported personal data redacted.")
-    redactions: list[PIIMatch] = Field(
+    redactions: list[PIIEntity] = Field(
         default_factory=list, description="Personal data removed, with offsets into the original answer."
     )
     flagged: list[str] = Field(
@@ -51,17 +57,20 @@ class OutputVerdict(BaseModel):
     )
 
 
-def check_output(answer: str, *, context: Sequence[str] = (), markers: Sequence[str] = ()) -> OutputVerdict:
+def check_output(
+    answer: str,
+    *,
+    context: Sequence[str] = (),
+    markers: Sequence[str] = (),
+    language: str | None = None,
+) -> OutputVerdict:
     """Redact personal data not found in ``context``; flag instruction text not found there either.
 
     ``markers`` are distinctive phrases of the system prompts in use (a sentence or a heading
-    of each); an answer that repeats one has leaked its prompt.
+    of each); an answer that repeats one has leaked its prompt. ``language`` is the answer's
+    (None detects it); passages are analysed in their own language.
     """
-    known: set[tuple[str, str]] = set()
-    for passage in context:
-        for m in find_pii(passage):
-            known.add((m.kind, canonical(m.kind, passage[m.start : m.end])))
-    redactions = [m for m in find_pii(answer) if (m.kind, canonical(m.kind, answer[m.start : m.end])) not in known]
+    redactions = unsupported_pii(answer, context, language=language)
     flat_answer = normalise(answer)
     flat_context = normalise("\n".join(context))
     flagged: list[str] = []
@@ -74,3 +83,35 @@ def check_output(answer: str, *, context: Sequence[str] = (), markers: Sequence[
         if flat and flat in flat_answer and flat not in flat_context:
             flagged.append(f"prompt_marker: {marker[:40]}")
     return OutputVerdict(text=redact(answer, redactions), redactions=redactions, flagged=flagged)
+
+
+def unsupported_pii(answer: str, context: Sequence[str], *, language: str | None = None) -> list[PIIEntity]:
+    """Personal data in ``answer`` that no passage of ``context`` contains.
+
+    Supported means the value's canonical form appears in the passages' canonical text (which
+    also accepts "Smith" for "John Smith" and a number written with other separators), or,
+    for phones and IPs, whose canonical form drops a country code or expands ``::``, that
+    Presidio finds the same value in a passage. Passages are analysed only for those two
+    types and only when the cheap check failed, so most answers cost one analysis.
+    """
+    found = detect_pii(answer, language, entities=sorted(REDACTED_ENTITIES))
+    if not found or not context:
+        return found
+    flat = canonical("TEXT", "\n".join(context))
+    pending = [e for e in found if not (canonical(e.entity_type, e.text) and _flat(e) in flat)]
+    reformatted = sorted({e.entity_type for e in pending} & _REFORMATTED_TYPES)
+    known: set[tuple[str, str]] = set()
+    if reformatted:
+        for passage in context:
+            for e in detect_pii(passage, None, entities=reformatted):
+                known.add((e.entity_type, canonical(e.entity_type, e.text)))
+    return [e for e in pending if (e.entity_type, canonical(e.entity_type, e.text)) not in known]
+
+
+def _flat(entity: PIIEntity) -> str:
+    """The entity's value as it appears in ``canonical("TEXT", ...)`` of the passages."""
+    return canonical("TEXT", entity.text)
+
+
+#: types whose canonical form is not a plain folding of the text (country codes, IPv6 ``::``)
+_REFORMATTED_TYPES = frozenset({"PHONE_NUMBER", "IP_ADDRESS"})

@@ -33,11 +33,11 @@ _RAILS_LOCK = threading.Lock()
 
 
 def _input_check(c: Components, text: str, language: str) -> InputVerdict:
-    return check_input(text)
+    return check_input(text, language=language)
 
 
 def _output_check(answer: str, passages: Sequence[str], markers: Sequence[str], language: str) -> OutputVerdict:
-    return check_output(answer, context=passages, markers=markers)
+    return check_output(answer, context=passages, markers=markers, language=language)
 
 
 def rails_of(c: Components) -> Rails:

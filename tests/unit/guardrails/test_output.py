@@ -13,7 +13,7 @@ def test_output_keeps_pii_quoted_from_the_context_and_redacts_the_rest() -> None
     v = check_output(answer, context=context)
     assert "HANAKO@example.org" in v.text
     assert "+81 3-1234-5678" in v.text  # the same number as the context's, written another way
-    assert "bob@example.net" not in v.text and "<EMAIL>" in v.text
+    assert "bob@example.net" not in v.text and "<EMAIL_ADDRESS>" in v.text
     assert [(m.kind, answer[m.start : m.end]) for m in v.redactions] == [("EMAIL_ADDRESS", "bob@example.net")]
     assert v.flagged == []
 
@@ -46,3 +46,26 @@ def test_an_ordinary_answer_is_untouched() -> None:
     answer = "Water the monstera when the top 3 cm of soil is dry [1]. 味噌は最後に入れます [2]。"
     v = check_output(answer, context=["..."], markers=["Answer only from the numbered passages"])
     assert v.text == answer and v.redactions == [] and v.flagged == []
+
+
+def test_names_and_phones_the_passages_hold_stay_and_citations_survive() -> None:
+    context = ["議事録：山田太郎さん（03-1234-5678）が司会。", "Notes: John Smith chairs the garden club."]
+    answer = "司会は山田太郎さんです [1]。Smith chairs the club [2]; call +81 3-1234-5678 or 090-9876-5432 [1]."
+    v = check_output(answer, context=context)
+    assert "山田太郎" in v.text and "Smith" in v.text and "+81 3-1234-5678" in v.text
+    assert [e.text for e in v.redactions] == ["090-9876-5432"]
+    assert v.text.endswith("<PHONE_NUMBER> [1].") and "[2]" in v.text
+
+
+def test_invented_names_and_addresses_are_redacted() -> None:
+    answer = "The note was written by Maria Garcia [1], who lives at 42 Oak Street, Springfield, IL 62704 [2]."
+    v = check_output(answer, context=["Shopping list: eggs, milk.", "Water the plants weekly."], language="en")
+    assert v.text == "The note was written by <PERSON> [1], who lives at <STREET_ADDRESS> [2]."
+    assert {e.kind for e in v.redactions} == {"PERSON", "STREET_ADDRESS"}
+
+
+def test_japanese_answer_with_an_invented_my_number_is_redacted() -> None:
+    from tests.unit.guardrails.test_pii import MY_NUMBER
+
+    v = check_output(f"佐藤さんのマイナンバーは{MY_NUMBER}です [1]。", context=["佐藤さんは経理担当です。"])
+    assert v.text == "佐藤さんのマイナンバーは<JP_MY_NUMBER>です [1]。"

@@ -1,0 +1,226 @@
+"""Presidio PII detection: every type in English and Japanese, look-alikes that are not PII,
+offsets into full-width text, redaction, canonical forms, and no network access."""
+
+from __future__ import annotations
+
+import itertools
+import socket
+import threading
+from typing import Any
+
+import pytest
+
+from guardrails.patterns import my_number_ok
+from guardrails.pii import (
+    REDACTED_ENTITIES,
+    PIIEntity,
+    _offline_tld_extractor,
+    canonical,
+    detect_pii,
+    fold,
+    redact,
+)
+
+
+def _valid_my_number(body: str) -> str:
+    """``body`` (11 digits) with the check digit that makes it a valid My Number."""
+    return next(body + str(d) for d in range(10) if my_number_ok(body + str(d)))
+
+
+MY_NUMBER = _valid_my_number("12345678901")
+BAD_MY_NUMBER = MY_NUMBER[:-1] + str((int(MY_NUMBER[-1]) + 1) % 10)
+
+CASES = [
+    # English
+    ("en", "Please call Sarah Johnson tomorrow about the lease.", "PERSON", "Sarah Johnson"),
+    ("en", "What did Dr. Maria Garcia say about the results?", "PERSON", "Maria Garcia"),
+    (
+        "en",
+        "Ship it to 42 Oak Street, Springfield, IL 62704 please.",
+        "STREET_ADDRESS",
+        "42 Oak Street, Springfield, IL 62704",
+    ),
+    ("en", "Her office is 221B Baker Street, London NW1 6XE.", "STREET_ADDRESS", "221B Baker Street, London NW1 6XE"),
+    ("en", "Mail me at taro.yamada+rag@example.co.jp please", "EMAIL_ADDRESS", "taro.yamada+rag@example.co.jp"),
+    ("en", "My number is (212) 555-0199, call after six.", "PHONE_NUMBER", "(212) 555-0199"),
+    ("en", "Reach the London desk on +44 20 7946 0958.", "PHONE_NUMBER", "+44 20 7946 0958"),
+    ("en", "Charge it to 4111-1111-1111-1111 again.", "CREDIT_CARD", "4111-1111-1111-1111"),
+    ("en", "Wire it to GB82 WEST 1234 5698 7654 32 today.", "IBAN_CODE", "GB82 WEST 1234 5698 7654 32"),
+    ("en", "The login came from 203.0.113.45 at night.", "IP_ADDRESS", "203.0.113.45"),
+    ("en", "The login came from 2001:db8::8a2e:370:7334 at night.", "IP_ADDRESS", "2001:db8::8a2e:370:7334"),
+    ("en", "Is SSN 536-22-1234 valid for the form?", "US_SSN", "536-22-1234"),
+    # Japanese
+    ("ja", "山田太郎さんに明日連絡してください。", "PERSON", "山田太郎"),
+    ("ja", "担当の佐藤花子から折り返します。", "PERSON", "佐藤花子"),
+    ("ja", "住所は東京都千代田区丸の内1丁目9番1号です。", "STREET_ADDRESS", "東京都千代田区丸の内1丁目9番1号"),
+    ("ja", "送り先は大阪府大阪市北区梅田3-1-3 です", "STREET_ADDRESS", "大阪府大阪市北区梅田3-1-3"),
+    ("ja", "郵便番号は〒100-0005です", "JP_POSTAL_CODE", "100-0005"),
+    ("ja", "携帯は090-1234-5678です", "PHONE_NUMBER", "090-1234-5678"),
+    ("ja", "代表番号 03-1234-5678 にどうぞ", "PHONE_NUMBER", "03-1234-5678"),
+    ("ja", "海外からは+81 90 1234 5678へ", "PHONE_NUMBER", "+81 90 1234 5678"),
+    ("ja", "メールはhanako@example.jpまで", "EMAIL_ADDRESS", "hanako@example.jp"),
+    ("ja", "カード番号4111111111111111で払った", "CREDIT_CARD", "4111111111111111"),
+    ("ja", f"マイナンバーは{MY_NUMBER}です", "JP_MY_NUMBER", MY_NUMBER),
+    ("ja", "サーバーのIPアドレスは192.168.0.12です。", "IP_ADDRESS", "192.168.0.12"),
+    ("ja", "振込先 DE89 3704 0044 0532 0130 00 に送金", "IBAN_CODE", "DE89 3704 0044 0532 0130 00"),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "kind", "value"), CASES)
+def test_each_type_is_found_with_offsets_into_the_text(lang: str, text: str, kind: str, value: str) -> None:
+    found = detect_pii(text, lang)
+    assert (kind, value) in [(e.entity_type, text[e.start : e.end]) for e in found], found
+    assert all(e.text == text[e.start : e.end] for e in found)
+
+
+@pytest.mark.parametrize(("lang", "text", "kind", "value"), CASES[:3] + CASES[12:15])
+def test_language_is_detected_when_not_given(lang: str, text: str, kind: str, value: str) -> None:
+    assert (kind, value) in [(e.entity_type, e.text) for e in detect_pii(text)]
+
+
+NEGATIVES = [
+    ("en", "Order #48151623 shipped on 2024-03-05 at 12:30."),
+    ("en", "Upgrade from v2.3.1 to version 10.0.0.1 fixed the crash."),
+    ("en", "The build 1.9.2.81 was released yesterday."),
+    ("en", "The job started at 2024-03-05T12:30:00Z and took 1554610083 ms."),
+    ("en", "Test card 4111 1111 1111 1112 should fail the Luhn check."),
+    ("en", f"Reference number {BAD_MY_NUMBER} is on the invoice."),
+    ("en", "How does RRF with k=60 compare to BM25 on 300 queries?"),
+    ("en", "The Acme Corporation opened an office in Tokyo on March 3, 2024."),
+    ("ja", f"参照番号 {BAD_MY_NUMBER} を入力してください。"),
+    ("ja", "注文番号 #66998915 は明日発送されました。"),
+    ("ja", "バージョン 10.9.4.60 から 8.0.6.38 に更新したら直った。"),
+    ("ja", "処理は 2015-06-02T18:18:02.935739 に開始しました。"),
+    ("ja", "お客様各位、3月5日はメンテナンスのため停止します。"),
+    ("ja", "株式会社鈴木建設の売上は前年比12%増えた。"),
+    ("ja", "東京都の人口は約1400万人です。"),
+    ("ja", "皆様、山口県君津市での研修は4月からです。"),
+]
+
+
+@pytest.mark.parametrize(("lang", "text"), NEGATIVES)
+def test_look_alikes_are_not_personal_data(lang: str, text: str) -> None:
+    assert detect_pii(text, lang) == []
+
+
+def test_full_width_text_keeps_original_offsets() -> None:
+    text = "連絡先：ＴＥＬ ０９０－１２３４－５６７８、メール ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ（山田）"
+    found = {e.entity_type: text[e.start : e.end] for e in detect_pii(text, "ja")}
+    assert found["PHONE_NUMBER"] == "０９０－１２３４－５６７８"
+    assert found["EMAIL_ADDRESS"] == "ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ"
+    assert len(fold(text)) == len(text)
+    assert fold("メール０９０ー１２３４") == "メール090-1234"  # ー is a dash between digits only
+
+
+def test_results_are_sorted_and_never_overlap() -> None:
+    text = "John Smith (john.smith@example.com, +1 212 555 0199) lives at 10 Downing Street, London SW1A 2AA."
+    found = detect_pii(text, "en")
+    assert [e.start for e in found] == sorted(e.start for e in found)
+    assert all(a.end <= b.start for a, b in itertools.pairwise(found))
+    assert {e.entity_type for e in found} == {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS"}
+
+
+def test_mixed_japanese_and_english_text_finds_both_names() -> None:
+    text = "田中さんにJohn Smithの件を伝えて"
+    names = [e.text for e in detect_pii(text) if e.entity_type == "PERSON"]
+    assert names == ["田中", "John Smith"]
+
+
+def test_dates_organisations_and_places_are_detected_only_on_request() -> None:
+    text = "Meet Anna Berg at Acme Corp in Paris on March 3, 2024."
+    assert {e.entity_type for e in detect_pii(text, "en")} == {"PERSON"}
+    asked = {e.entity_type for e in detect_pii(text, "en", entities=["DATE_TIME", "ORGANIZATION", "LOCATION"])}
+    assert asked == {"DATE_TIME", "ORGANIZATION", "LOCATION"}
+    assert "DATE_TIME" not in REDACTED_ENTITIES and "PERSON" in REDACTED_ENTITIES
+
+
+def test_redact_uses_placeholders_and_kind_mirrors_entity_type() -> None:
+    text = "山田太郎さんの電話は090-1234-5678です"
+    found = detect_pii(text, "ja")
+    assert redact(text, found) == "<PERSON>さんの電話は<PHONE_NUMBER>です"
+    assert all(e.kind == e.entity_type for e in found)
+    assert redact("abc", []) == "abc"
+    entity = PIIEntity(start=0, end=3, entity_type="PERSON", score=0.9, text="abc")
+    assert PIIEntity.model_validate(entity.model_dump()) == entity
+
+
+@pytest.mark.parametrize(
+    ("kind", "a", "b"),
+    [
+        ("PHONE_NUMBER", "+81 3-1234-5678", "03-1234-5678"),
+        ("PHONE_NUMBER", "+1 (212) 555-0199", "212.555.0199"),
+        ("PHONE_NUMBER", "０９０－１２３４－５６７８", "09012345678"),
+        ("EMAIL_ADDRESS", "HANAKO@Example.org", "hanako@example.org"),
+        ("CREDIT_CARD", "4111 1111 1111 1111", "4111-1111-1111-1111"),
+        ("IBAN_CODE", "gb82 west 1234 5698 7654 32", "GB82WEST12345698765432"),
+        ("IP_ADDRESS", "2001:0db8:0000:0000:0000:0000:0000:0001", "2001:db8::1"),
+        ("PERSON", "山田 太郎", "山田太郎"),
+        ("PERSON", "Dr. Jane Doe", "jane doe"),
+    ],
+)
+def test_canonical_forms_match_across_formatting(kind: str, a: str, b: str) -> None:
+    assert canonical(kind, a) == canonical(kind, b)
+
+
+def test_canonical_keeps_different_numbers_apart() -> None:
+    assert canonical("PHONE_NUMBER", "03-1234-5678") != canonical("PHONE_NUMBER", "03-1234-5679")
+
+
+def test_email_validation_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("network access attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    extractor = _offline_tld_extractor()  # a fresh one: the suffix list must come from the package
+    assert extractor("mail.example.co.jp").suffix == "co.jp"
+    found = detect_pii("write to someone@example.co.uk", "en")
+    assert [e.entity_type for e in found] == ["EMAIL_ADDRESS"]
+
+
+def test_concurrent_calls_share_one_engine() -> None:
+    texts = ["山田太郎さんの電話は090-1234-5678です", "Call John Smith at (212) 555-0199."] * 4
+    results: list[list[PIIEntity]] = [[] for _ in texts]
+
+    def run(i: int) -> None:
+        results[i] = detect_pii(texts[i])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(texts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r == results[i % 2] for i, r in enumerate(results))
+    assert {e.entity_type for e in results[0]} == {"PERSON", "PHONE_NUMBER"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A strong bias in CRISPR spacer acquisition has been observed.",
+        "Deltex has no known interactions with eIF3f.",
+        "Ectopic expression of Sall4, Nanog, Esrrb, and Lin28 generates stem cells.",
+        "Alirocumab treatment reduces apo(a) fractional clearance rate.",
+        "BLM gene encodes RecQ-class DNA helicase.",
+        "What is RAG?",
+    ],
+)
+def test_capitalised_science_words_are_not_people(text: str) -> None:
+    assert [e for e in detect_pii(text, "en") if e.entity_type == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Can you ask Sarah about the budget?", "Sarah"),
+        ("Dear Tom, the invoice is attached.", "Tom"),
+        ("Add John Barron (john.barron@example.org) to the channel.", "John Barron"),
+    ],
+)
+def test_a_first_name_with_a_person_cue_is_still_found(text: str, name: str) -> None:
+    assert name in [e.text for e in detect_pii(text, "en") if e.entity_type == "PERSON"]
+
+
+def test_a_verb_is_not_a_japanese_name() -> None:
+    found = detect_pii("マーラーが診察を受けた医師の名前は？", "ja")
+    assert "受けた" not in [e.text for e in found]
