@@ -28,7 +28,7 @@ from graph.state import Passage, RAGState, Source, language_of, prior_turns
 from nodes.rag import prompts
 from nodes.rag.common import log_error, numbered, use_llm
 from nodes.rag.failures import Fallback
-from nodes.rag.rails import prompt_markers, stream_screen
+from nodes.rag.rails import prompt_markers, raw_words, stream_screen
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ def make(c: Components) -> Node:
         bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
         ex = await asyncio.to_thread(
             extract_answer,
-            question,
+            raw_words(state, question),
             [p["text"] for p in passages],
             tokenize=c.tokenizer,
             idf=bm25.idf,

@@ -22,6 +22,7 @@ from components.heuristics import grading
 from graph.context import Context
 from graph.state import AnswerVerdict, RAGState
 from nodes.rag.common import count_failure, judge
+from nodes.rag.rails import raw_words
 from nodes.rag.schemas import AnswerGrade
 from nodes.types import RAGNode as Node
 
@@ -44,7 +45,7 @@ def make(c: Components) -> Node:
 
         def without_llm() -> AnswerVerdict:
             a = grading.grade_answer(
-                question,
+                raw_words(state, question),
                 answer,
                 embed=c.embedder.encode_queries,
                 calibration=c.calibration,

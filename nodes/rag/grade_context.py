@@ -22,6 +22,7 @@ from components.stores.qdrant import chunk_point_id
 from graph.context import Context
 from graph.state import ContextVerdict, RAGState, Result
 from nodes.rag.common import count_failure, judge, numbered
+from nodes.rag.rails import raw_words
 from nodes.rag.schemas import ContextGrade
 from nodes.types import RAGNode as Node
 
@@ -45,7 +46,7 @@ def make(c: Components) -> Node:
             }
 
         def without_llm() -> ContextVerdict:
-            g = _calibrated(c, ctx, question, results)
+            g = _calibrated(c, ctx, raw_words(state, question), results)
             ranks = [i + 1 for i, s in enumerate(g.chunk_scores) if s >= ctx.context_threshold]
             return {
                 "relevant": g.score >= ctx.context_threshold,

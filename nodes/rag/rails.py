@@ -140,3 +140,13 @@ def for_retrieval(state: RAGState, queries: Sequence[str]) -> list[str]:
     if not guard or not guard["pii"]:
         return list(queries)
     return [RAW_QUESTIONS.restore(request_id, q) for q in queries]
+
+
+def raw_words(state: RAGState, text: str) -> str:
+    """``text`` as the models inside this process read it: a redacted question's words restored.
+
+    The retrievers, the reranker and the non-LLM graders and extraction run in this process and
+    keep nothing, so they read the names a question asked about ("グスタフ・マーラーの妻は？");
+    what is logged, cached, checkpointed or sent to an LLM keeps the placeholders.
+    """
+    return for_retrieval(state, [text])[0]

@@ -18,6 +18,7 @@ from components.factory import Components
 from graph.context import Context
 from graph.state import RAGState, previous_question
 from nodes.rag.common import judge
+from nodes.rag.rails import raw_words
 from nodes.rag.schemas import RouteDecision
 from nodes.types import RAGNode as Node
 
@@ -53,7 +54,10 @@ def make(c: Components) -> Node:
             messages=[SystemMessage(ctx.route_prompt), HumanMessage(question)],
             override=ctx.router_model,
             from_llm=lambda d: (d.route, d.reason, "llm"),
-            without_llm=lambda: (*_route_by_exemplars(c, question, previous_question(state)), "embedding"),
+            without_llm=lambda: (
+                *_route_by_exemplars(c, raw_words(state, question), previous_question(state)),
+                "embedding",
+            ),
         )
         notes: list[str] = []
         if (state.get("analysis") or {}).get("structured") and route != "vector_search":

@@ -17,10 +17,12 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from components.factory import Components
+from components.settings import Settings
 from graph.context import Context
+from graph.rag import build_rag_graph
 from graph.threads import open_rag_graph
 from tests.fakes.ollama_server import Behaviour, ollama_server
-from tests.integration.helpers import sample_store, with_llm_server
+from tests.integration.helpers import ingest, sample_store, with_llm_server
 from tests.integration.test_qa_ollama import reply
 
 pytestmark = pytest.mark.integration
@@ -41,7 +43,6 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Components]:
 def server() -> Iterator[tuple[str, Behaviour]]:
     with ollama_server(Behaviour(chat_handler=reply)) as s:
         yield s
-
 
 
 def files_holding(root: Path, needle: str) -> list[str]:
@@ -87,3 +88,26 @@ def test_personal_data_never_leaves_the_run_unredacted(
     # the log
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "request" in logged and EMAIL not in logged and PHONE not in logged
+
+
+def test_models_inside_the_process_read_the_names_a_redacted_question_asks_about(tmp_path: Path) -> None:
+    """The placeholder is all the state holds, yet extraction picks the named person's sentence."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Fern rota.md").write_text(
+        "# Fern rota\n\nHanako Yamada waters the ferns every Monday morning.\n\n"
+        "Maria Garcia waters the ferns every Friday evening.\n",
+        encoding="utf-8",
+    )
+    s = Settings(qdrant_path=tmp_path / "qdrant", data_dir=tmp_path / "data", _env_file=None)  # type: ignore[call-arg]
+    c = Components(s)
+    try:
+        assert ingest(c, notes)["failures"] == []
+        graph = build_rag_graph(c)
+        for name, day, other in (("Maria Garcia", "Friday", "Monday"), ("Hanako Yamada", "Monday", "Friday")):
+            out = asyncio.run(graph.ainvoke({"question": f"When does {name} water the ferns?"}, context=Context()))
+            asked = [str(m.content) for m in out["messages"] if isinstance(m, HumanMessage)]
+            assert asked == ["When does <PERSON> water the ferns?"]
+            assert out["path"] == "extractive" and day in out["answer"] and other not in out["answer"], out["answer"]
+    finally:
+        c.close()
