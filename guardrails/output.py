@@ -94,10 +94,12 @@ def unsupported_pii(answer: str, context: Sequence[str], *, language: str | None
     Presidio finds the same value in a passage. Passages are analysed only for those two
     types and only when the cheap check failed, so most answers cost one analysis.
     """
+    flat = canonical("TEXT", "\n".join(context)) if context else ""
+    if flat and _quoted(answer, flat):
+        return []  # an extractive answer: every sentence is a passage's, so is every value in it
     found = detect_pii(answer, language, entities=sorted(REDACTED_ENTITIES))
     if not found or not context:
         return found
-    flat = canonical("TEXT", "\n".join(context))
     pending = [e for e in found if not (canonical(e.entity_type, e.text) and _flat(e) in flat)]
     reformatted = sorted({e.entity_type for e in pending} & _REFORMATTED_TYPES)
     known: set[tuple[str, str]] = set()
@@ -106,6 +108,17 @@ def unsupported_pii(answer: str, context: Sequence[str], *, language: str | None
             for e in detect_pii(passage, None, entities=reformatted):
                 known.add((e.entity_type, canonical(e.entity_type, e.text)))
     return [e for e in pending if (e.entity_type, canonical(e.entity_type, e.text)) not in known]
+
+
+def _quoted(answer: str, flat_context: str) -> bool:
+    """Whether every sentence of ``answer`` (citation markers aside) appears in the passages."""
+    pieces = [canonical("TEXT", p) for p in _SENTENCE_BREAK.split(_CITATION_MARK.sub(" ", answer))]
+    pieces = [p for p in pieces if p.strip()]
+    return bool(pieces) and all(p.strip() in flat_context for p in pieces)
+
+
+_CITATION_MARK = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
+_SENTENCE_BREAK = re.compile(r"(?<=[。．！？!?])|(?<=\.)\s|\n+")
 
 
 def _flat(entity: PIIEntity) -> str:

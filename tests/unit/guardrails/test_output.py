@@ -69,3 +69,23 @@ def test_japanese_answer_with_an_invented_my_number_is_redacted() -> None:
 
     v = check_output(f"佐藤さんのマイナンバーは{MY_NUMBER}です [1]。", context=["佐藤さんは経理担当です。"])
     assert v.text == "佐藤さんのマイナンバーは<JP_MY_NUMBER>です [1]。"
+
+
+def test_an_answer_quoting_its_passages_needs_no_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Extractive answers are passage sentences with citations: nothing in them can be unsupported."""
+    import guardrails.output as output
+
+    def analysed(*args: object, **kwargs: object) -> list[object]:
+        raise AssertionError("Presidio should not run on a quoted answer")
+
+    monkeypatch.setattr(output, "detect_pii", analysed)
+    passages = ["山田花子さんの電話番号は090-1234-5678です。毎週月曜に来ます。", "Call Jane Gibson at +1 212 555 0199."]
+    answer = "山田花子さんの電話番号は090-1234-5678です。 [1]\nCall Jane Gibson at +1 212 555 0199. [2]"
+    v = check_output(answer, context=passages)
+    assert v.text == answer and v.redactions == []
+
+
+def test_one_sentence_of_its_own_makes_the_answer_analysed() -> None:
+    passages = ["Jane Gibson leads the team. [1]"]
+    v = check_output("Jane Gibson leads the team. [1] Her phone is 090-3141-5926.", context=passages)
+    assert [e.entity_type for e in v.redactions] == ["PHONE_NUMBER"] and "Jane Gibson" in v.text
