@@ -21,7 +21,8 @@ from functools import partial
 
 from components.factory import Components
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import Passage, RAGState
+from guardrails.documents import screen
 from guardrails.input import InputVerdict, check_input
 from guardrails.output import OutputVerdict, check_output
 from guardrails.policy import POLICY
@@ -150,3 +151,23 @@ def raw_words(state: RAGState, text: str) -> str:
     what is logged, cached, checkpointed or sent to an LLM keeps the placeholders.
     """
     return for_retrieval(state, [text])[0]
+
+
+# --------------------------------------------------------------------------- documents as input
+
+
+def screen_passages(passages: Sequence[Passage], scores: Sequence[float | None]) -> tuple[list[Passage], list[str]]:
+    """Passages that may reach generation, renumbered, and a note for each one withheld.
+
+    ``scores`` are the passages' injection scores (the highest of their chunks' at ingestion,
+    or a web page's scan); a passage at or above the policy's threshold never reaches a model.
+    """
+    labels = [f"{p.get('title') or p.get('source') or p.get('doc_id')}" for p in passages]
+    kept, withheld = screen(list(zip(labels, scores, strict=True)))
+    out = [Passage(**{**passages[i], "n": n}) for n, i in enumerate(kept, start=1)]
+    notes = [
+        f"A passage from {w.label!r} was withheld: it holds instructions aimed at the assistant "
+        f"(injection score {w.score:.2f})."
+        for w in withheld
+    ]
+    return out, notes

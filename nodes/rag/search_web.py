@@ -7,6 +7,7 @@ fallback answer (the error handler below), never to an answer without sources.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -15,8 +16,10 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import ServiceUnavailable
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import Passage, RAGState
+from guardrails.documents import score_text, text_scan
 from nodes.rag.failures import Fallback
+from nodes.rag.rails import screen_passages
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -46,9 +49,13 @@ def make(c: Components) -> Node:
             }
             for i, r in enumerate(items, start=1)
         ]
-        out: dict[str, Any] = {"web_results": items, "passages": passages, "route": "web_search"}
-        if not passages:
-            out["fallback_reason"] = "web search found nothing"
+        # pages are written by anyone: each is scanned whole before it can reach a model
+        scan = text_scan()
+        scores = await asyncio.to_thread(lambda: [score_text(p["text"], scan=scan) for p in passages])
+        kept, notes = screen_passages([Passage(**p) for p in passages], scores)  # type: ignore[typeddict-item]
+        out: dict[str, Any] = {"web_results": items, "passages": kept, "route": "web_search", "notes": notes}
+        if not kept:
+            out["fallback_reason"] = "web search found nothing" if not passages else "every web page held instructions"
         return out
 
     return search_web

@@ -1,0 +1,112 @@
+"""Documents are input too: an injection score per chunk at ingestion, a screen on passages at question time.
+
+A note, a PDF or a web page can carry instructions aimed at the assistant ("ignore your
+instructions and …" in an HTML comment, a fake 【システム】 block, a "tool output" section).
+Ingestion scores every chunk once (:func:`chunk_scores`: the curated patterns over the chunk's
+normalised views, and the injection classifier over the chunk's own passage vector, so scoring
+costs no extra embedding); the score travels in the chunk's payload as ``injection``. At
+question time :func:`screen` keeps a passage from generation when any of its chunks scored at
+or above the threshold, and says which, so the graph can put it in ``warnings``. Web pages have
+no payload: they are scanned whole when fetched (:func:`score_text`).
+
+What crosses the threshold is policy (``POLICY.document_injection_threshold``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from guardrails.patterns import find_injection
+from guardrails.policy import POLICY
+
+log = logging.getLogger(__name__)
+
+#: payload key of a chunk's injection score (0..1), written at ingestion
+SCORE_KEY = "injection"
+
+PassageProbability = Callable[[np.ndarray], np.ndarray]
+"""Passage vectors (n x dim, the index's own embedding) -> probability of injected instructions."""
+TextScan = Callable[[str], float]
+"""A whole text -> probability of injected instructions (embeds as it needs)."""
+
+
+def pattern_score(text: str) -> float:
+    """1.0 when a curated injection pattern matches the text (or a payload decoded from it)."""
+    return 1.0 if find_injection(text) is not None else 0.0
+
+
+def chunk_scores(
+    texts: Sequence[str], vectors: np.ndarray | None, *, classifier: PassageProbability | None = None
+) -> list[float]:
+    """The injection score of each chunk: the higher of the patterns' and the classifier's.
+
+    ``vectors`` are the chunks' passage vectors as the index stores them; without a classifier
+    (or vectors from another model) the patterns alone decide.
+    """
+    scores = [pattern_score(t) for t in texts]
+    if classifier is not None and vectors is not None and len(texts):
+        probs = classifier(np.asarray(vectors, dtype=np.float32))
+        scores = [max(s, float(p)) for s, p in zip(scores, probs, strict=True)]
+    return [round(s, 4) for s in scores]
+
+
+def score_text(text: str, *, scan: TextScan | None = None) -> float:
+    """A fetched text's score (a web page): the patterns, and the classifier's scan when given."""
+    score = pattern_score(text)
+    if score < 1.0 and scan is not None:
+        score = max(score, scan(text))
+    return round(score, 4)
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """A passage kept from generation and why."""
+
+    label: str
+    score: float
+
+
+def screen(
+    items: Sequence[tuple[str, float | None]], *, threshold: float = POLICY.document_injection_threshold
+) -> tuple[list[int], list[Withheld]]:
+    """Which of ``items`` (label, score; None = never scored) may reach generation.
+
+    Returns the indexes kept, in order, and the ones withheld. An unscored item (a chunk from
+    an index built before scores existed) passes: its text was checked by nothing, which the
+    warning of ``rag status`` says, not by blocking every answer of an old index.
+    """
+    kept: list[int] = []
+    withheld: list[Withheld] = []
+    for i, (label, score) in enumerate(items):
+        if score is not None and score >= threshold:
+            withheld.append(Withheld(label, score))
+            log.warning("passage withheld from generation: %s (injection score %.2f)", label, score)
+        else:
+            kept.append(i)
+    return kept, withheld
+
+
+def passage_classifier(model_id: str) -> PassageProbability | None:
+    """The injection classifier over passage vectors of ``model_id``, or None for another model.
+
+    The classifier was trained on one embedding model's vectors; an index embedded by another
+    (a sentence-transformers or Ollama backend) is scored by the patterns alone.
+    """
+    try:
+        from guardrails.injection import passage_probability
+    except ImportError:  # the classifier's module is optional for this screen
+        return None
+    return passage_probability(model_id)
+
+
+def text_scan() -> TextScan | None:
+    """The injection classifier's whole-text scan (windows over the text), or None without it."""
+    try:
+        from guardrails.injection import text_probability
+    except ImportError:  # the classifier's module is optional for this screen
+        return None
+    return text_probability()
