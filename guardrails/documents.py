@@ -17,9 +17,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from guardrails.injection import passage_probability, text_probability
 from guardrails.patterns import find_injection
 from guardrails.policy import POLICY
 
@@ -96,17 +98,9 @@ def passage_classifier(model_id: str) -> PassageProbability | None:
     The classifier was trained on one embedding model's vectors; an index embedded by another
     (a sentence-transformers or Ollama backend) is scored by the patterns alone.
     """
-    try:
-        from guardrails.injection import passage_probability
-    except ImportError:  # the classifier's module is optional for this screen
-        return None
     return passage_probability(model_id)
 
 
-def text_scan() -> TextScan | None:
-    """The injection classifier's whole-text scan (windows over the text), or None without it."""
-    try:
-        from guardrails.injection import text_probability
-    except ImportError:  # the classifier's module is optional for this screen
-        return None
-    return text_probability()
+def text_scan(embedder: Any) -> TextScan:
+    """The injection classifier's whole-text scan (windows over every view of the text)."""
+    return text_probability(embedder)

@@ -15,15 +15,18 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from components.factory import Components
+from components.retrieval.hits import HitRecord
 from graph.context import Context
 from graph.state import Passage, RAGState
-from guardrails.documents import screen
-from guardrails.input import InputVerdict, check_input
+from guardrails.documents import SCORE_KEY, Withheld, screen
+from guardrails.injection import detector_for
+from guardrails.input import InputVerdict, check_input, curated_injection
 from guardrails.output import OutputVerdict, check_output
 from guardrails.policy import POLICY
 from guardrails.rails import Rails
@@ -34,7 +37,10 @@ _RAILS_LOCK = threading.Lock()
 
 
 def _input_check(c: Components, text: str, language: str) -> InputVerdict:
-    return check_input(text, language=language)
+    # the curated patterns first (microseconds), then the classifier, whose embedding of a
+    # question is the one routing reads from the embedder's query cache
+    checks = (curated_injection, detector_for(c.embedder).as_check())
+    return check_input(text, language=language, injection_checks=checks)
 
 
 def _output_check(answer: str, passages: Sequence[str], markers: Sequence[str], language: str) -> OutputVerdict:
@@ -162,12 +168,28 @@ def screen_passages(passages: Sequence[Passage], scores: Sequence[float | None])
     ``scores`` are the passages' injection scores (the highest of their chunks' at ingestion,
     or a web page's scan); a passage at or above the policy's threshold never reaches a model.
     """
-    labels = [f"{p.get('title') or p.get('source') or p.get('doc_id')}" for p in passages]
+    labels = [_label(p) for p in passages]
     kept, withheld = screen(list(zip(labels, scores, strict=True)))
-    out = [Passage(**{**passages[i], "n": n}) for n, i in enumerate(kept, start=1)]
-    notes = [
-        f"A passage from {w.label!r} was withheld: it holds instructions aimed at the assistant "
-        f"(injection score {w.score:.2f})."
-        for w in withheld
-    ]
-    return out, notes
+    return [Passage(**{**passages[i], "n": n}) for n, i in enumerate(kept, start=1)], _withheld_notes(withheld)
+
+
+def screen_candidates(candidates: Sequence[HitRecord]) -> tuple[list[HitRecord], list[str]]:
+    """Search hits whose chunk scored as injected instructions at ingestion, left out of a Q&A run
+    before any grader or generator reads them."""
+    items = [(_label(h["payload"]), h["payload"].get(SCORE_KEY)) for h in candidates]
+    kept, withheld = screen(items)
+    return [candidates[i] for i in kept], _withheld_notes(withheld)
+
+
+def _label(item: Mapping[str, Any]) -> str:
+    return str(item.get("title") or item.get("source") or item.get("doc_id") or "a document")
+
+
+def _withheld_notes(withheld: Sequence[Withheld]) -> list[str]:
+    return list(
+        dict.fromkeys(
+            f"A passage from {w.label!r} was withheld: it holds instructions aimed at the assistant "
+            f"(injection score {w.score:.2f})."
+            for w in withheld
+        )
+    )

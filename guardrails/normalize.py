@@ -1,0 +1,92 @@
+"""The views of a text an injection scan reads: cleaned, de-obfuscated, and its hidden parts alone.
+
+Attacks hide from scanners in ways a model still reads: full-width letters, zero-width
+characters between letters, leetspeak ("1gn0r3"), spaced-out letters, base64, and, in documents,
+carriers a page does not show (HTML comments, alt text, hidden elements, code or "tool output"
+blocks, fake 【システム】/``[SYSTEM]``/``<|im_start|>system`` sections). :func:`views` returns the
+cleaned text plus every such view, so that a classifier or a pattern sees the instruction both
+in context and on its own (a hidden sentence diluted by a page of ordinary text is still one
+view of its own).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from guardrails.patterns import decoded_payloads
+
+#: zero-width and bidirectional control characters: invisible, and they split words for a scanner
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]"
+)
+_SPACES = re.compile(r"[ \t\u3000]+")
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+_HTML_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+_ATTRIBUTE = re.compile(r"\b(?:alt|title|aria-label|data-[\w-]+|content)\s*=\s*(\"[^\"]*\"|'[^']*')", re.I)
+_HIDDEN_ELEMENT = re.compile(
+    r"<(\w+)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|font-size\s*:\s*0)[^>]*>(.*?)</\1>",
+    re.I | re.S,
+)
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+_MARKER = re.compile(
+    r"(?:【\s*(?:システム|system|系统|系統|管理者|指示)\s*】|\[\s*(?:system|sys|admin|instructions?)\s*\]|"
+    r"<\|im_start\|>\s*system|<<\s*sys\s*>>|###\s*(?:system|instruction)s?\s*:?)(.*)",
+    re.I,
+)
+_TAGS = re.compile(r"<[^>]+>")
+
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
+_LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$!]{3,}\b", re.I)
+_SPACED = re.compile(r"(?:\b\w\b[ .\-_*]{1,3}){4,}\b\w\b")
+
+
+def clean(text: str) -> str:
+    """NFKC (full width to ASCII), invisible characters removed, runs of spaces one space."""
+    folded = unicodedata.normalize("NFKC", text)
+    folded = _INVISIBLE.sub("", folded)
+    folded = _SPACES.sub(" ", folded)
+    return _BLANK_LINES.sub("\n\n", folded).strip()
+
+
+def hidden_parts(text: str) -> list[str]:
+    """What a page or note carries that a reader does not see, or that poses as the system."""
+    parts: list[str] = [m.group(1) for m in _HTML_COMMENT.finditer(text)]
+    parts += [m.group(1)[1:-1] for m in _ATTRIBUTE.finditer(text)]
+    parts += [_TAGS.sub(" ", m.group(2)) for m in _HIDDEN_ELEMENT.finditer(text)]
+    parts += [m.group(1) for m in _FENCE.finditer(text)]
+    parts += [m.group(0) for m in _MARKER.finditer(text)]
+    return [p.strip() for p in parts if len(p.strip()) >= 8]
+
+
+def unleet(text: str) -> str | None:
+    """The text with leetspeak digits read as letters, when at least two words use them."""
+    if len(_LEET_WORD.findall(text)) < 2:
+        return None
+    return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
+
+
+def unspaced(text: str) -> str | None:
+    """Letters spaced or dotted apart ("i g n o r e") joined again."""
+    if not _SPACED.search(text):
+        return None
+    return _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), text)
+
+
+def views(text: str) -> list[str]:
+    """The cleaned text first, then each distinct de-obfuscated or hidden view of it."""
+    base = clean(text)
+    out = [base]
+    extra: list[str | None] = [
+        *hidden_parts(base),
+        *decoded_payloads(base),
+        unleet(base),
+        unspaced(base),
+    ]
+    if _TAGS.search(base):  # the page as text, without markup
+        extra.append(clean(_TAGS.sub(" ", _HTML_COMMENT.sub(" ", base))))
+    for v in extra:
+        if v and v not in out:
+            out.append(clean(v))
+    return out
