@@ -148,6 +148,9 @@ class Result(TypedDict, total=False):
     metadata: dict[str, Any]
     """The document's own metadata: frontmatter keys beyond title, tags, dates and aliases; a JSONL
     record's ``metadata`` (payload key ``metadata``, filterable as ``metadata.KEY``)."""
+    injection: float | None
+    """The chunk's injection score from ingestion (0..1; 0.5 and up: it holds instructions aimed at
+    the assistant, and Q&A keeps it from every model); None for chunks indexed before scoring."""
     chunks: NotRequired[list[Result]]
     """With ``group_by_document``: the document's matching chunks (the entry is then a document)."""
 

@@ -27,9 +27,10 @@ class GuardrailPolicy:
     log_preview_chars: int = 200
     #: personal data in an answer that no passage contains came from the model: redact it
     redact_unsupported_pii: bool = True
-    #: a retrieved chunk or web page whose injection score (curated patterns: 1.0; the
-    #: classifier: its probability) reaches this is kept from generation, with a warning
-    document_injection_threshold: float = 0.9
+    #: a retrieved chunk or web page whose injection score reaches this is kept from generation,
+    #: with a warning; curated patterns score 1.0, and the classifier's scores put its own
+    #: threshold (chosen for at most 3% flagged benign text per language) at 0.5
+    document_injection_threshold: float = 0.5
 
 
 POLICY = GuardrailPolicy()

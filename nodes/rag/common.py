@@ -47,6 +47,7 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "language": payload.get("language"),
         "parent_id": payload.get("parent_id"),
         "metadata": payload.get("metadata") or {},
+        "injection": payload.get("injection"),
         **extra,
     }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
@@ -17,8 +17,10 @@ from components.factory import Components
 from components.resilience.errors import ServiceUnavailable
 from components.retrieval.parents import expand_to_parents
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import Passage, RAGState
+from guardrails.documents import SCORE_KEY
 from nodes.rag.common import log_error
+from nodes.rag.rails import screen_passages
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -33,17 +35,32 @@ def make(c: Components) -> Node:
         relevant = [r for i, r in enumerate(results, start=1) if i in ranks]
         collection = ctx.collection or None
 
+        # injection scores of every chunk a passage may hold: the hits' and their siblings'
+        scores: dict[str, float | None] = {str(r.get("chunk_id")): r.get("injection") for r in relevant}
+
         def fetch(parent_ids: list[str]) -> list[dict[str, Any]]:
             index = c.index(collection)
+            payloads: list[dict[str, Any]] | None = None
             if not index.is_local:  # a server filters on its payload index
                 try:
-                    return index.chunks_by_parent(parent_ids)
+                    payloads = index.chunks_by_parent(parent_ids)
                 except ServiceUnavailable as e:
                     log_error("vector_store", "fetch_parents", state, e)
-            # embedded store, or the server is down: the BM25 index holds every chunk's payload
-            return c.bm25(collection).payloads_of_parents(parent_ids)
+            if payloads is None:
+                # embedded store, or the server is down: the BM25 index holds every chunk's payload
+                payloads = c.bm25(collection).payloads_of_parents(parent_ids)
+            scores.update({str(pl.get("chunk_id")): pl.get(SCORE_KEY) for pl in payloads})
+            return payloads
 
-        passages = await asyncio.to_thread(expand_to_parents, relevant, fetch, budget_tokens=ctx.parent_budget_tokens)
-        return {"passages": [p.model_dump() if hasattr(p, "model_dump") else dict(vars(p)) for p in passages]}
+        built = await asyncio.to_thread(expand_to_parents, relevant, fetch, budget_tokens=ctx.parent_budget_tokens)
+        passages = [cast(Passage, p.model_dump() if hasattr(p, "model_dump") else dict(vars(p))) for p in built]
+        kept, notes = screen_passages(passages, [_score(p, scores) for p in passages])
+        return {"passages": kept, "notes": notes}
 
     return fetch_parents
+
+
+def _score(passage: Passage, scores: dict[str, float | None]) -> float | None:
+    """A passage's injection score: its most suspicious chunk's (None when none was scored)."""
+    known = [v for cid in passage.get("chunk_ids") or [] if (v := scores.get(str(cid))) is not None]
+    return max(known) if known else None

@@ -21,6 +21,7 @@ from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import hit_to_result
 from nodes.rag.failures import Fallback
+from nodes.rag.rails import raw_words, screen_candidates
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,9 @@ def make(c: Components) -> Node:
             t0 = time.perf_counter()
             async with c.breakers.guard("reranker"):  # open: CircuitOpen, and the handler keeps the fused order
                 scores = await asyncio.to_thread(
-                    reranker.rerank, state.get("question") or "", [h["payload"].get("text") or "" for h in candidates]
+                    reranker.rerank,
+                    raw_words(state, state.get("question") or ""),
+                    [h["payload"].get("text") or "" for h in candidates],
                 )
             for h, s in zip(candidates, scores, strict=True):
                 h["scores"] = {**h["scores"], "rerank": s}
@@ -62,6 +65,9 @@ def finish(
 ) -> dict[str, Any]:
     """Top-k results with metadata, threshold, grouping, empty-result reasons and debug info."""
     top_k = int(state.get("top_k") or ctx.top_k)
+    if state.get("mode") != "search":  # Q&A: chunks carrying instructions never reach a model
+        candidates, withheld = screen_candidates(candidates)
+        notes.extend(withheld)
     kept = [h for h in candidates if h["score"] >= ctx.score_threshold]
     if candidates and not kept:
         notes.append(

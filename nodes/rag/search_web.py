@@ -50,7 +50,7 @@ def make(c: Components) -> Node:
             for i, r in enumerate(items, start=1)
         ]
         # pages are written by anyone: each is scanned whole before it can reach a model
-        scan = text_scan()
+        scan = text_scan(c.embedder)
         scores = await asyncio.to_thread(lambda: [score_text(p["text"], scan=scan) for p in passages])
         kept, notes = screen_passages([Passage(**p) for p in passages], scores)  # type: ignore[typeddict-item]
         out: dict[str, Any] = {"web_results": items, "passages": kept, "route": "web_search", "notes": notes}
