@@ -29,7 +29,8 @@ from components.resilience.errors import ServiceUnavailable
 from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
-from components.stores.cache import SemanticCache
+from components.stores.cache import CacheBackend
+from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.qdrant import QdrantIndex
 from components.stores.sentences import SUFFIX, SentenceIndex
 from components.text.tokenizer import Tokenizer
@@ -55,7 +56,7 @@ class Components:
         self._llm: ChatModels | None = None
         self._breakers: Breakers | None = None
         self._web = web
-        self._cache: SemanticCache | None = None
+        self._cache: GPTCacheBackend | None = None
         self._router: ExemplarRouter | None = None
         self._known: dict[Any, tuple[Any, set[str], set[str]]] = {}
         self._tokenizer: Tokenizer | None = None
@@ -184,10 +185,11 @@ class Components:
             return self._web
 
     @property
-    def cache(self) -> SemanticCache:
+    def cache(self) -> CacheBackend:
+        """The semantic answer cache, persistent under ``DATA_DIR/cache`` and shared by processes."""
         with self._lock:
             if self._cache is None:
-                self._cache = SemanticCache()
+                self._cache = GPTCacheBackend(self.settings.data_dir / "cache")
             return self._cache
 
     @property
@@ -225,6 +227,9 @@ class Components:
         for idx in self._indexes.values():
             idx.close()
         self._indexes.clear()
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
 
 
 @functools.cache

@@ -1,8 +1,8 @@
 """Semantic cache: a question close enough to one answered before returns that answer at once.
 
-The scope of an entry is the collection, its index version, the filters and the language, so
-re-ingesting or asking with other filters never returns a stale answer. Follow-ups (a thread
-with history) and questions carrying personal data are neither looked up nor stored.
+The scope of an entry (``cache_scope``) holds the index version, the filters and who asks, so
+re-ingesting, other filters or another user never get an answer that was not theirs. Follow-ups
+(a thread with history) and questions carrying personal data are neither looked up nor stored.
 """
 
 from __future__ import annotations
@@ -27,13 +27,19 @@ log = logging.getLogger(__name__)
 
 
 def cache_scope(c: Components, state: RAGState, ctx: Context) -> str:
-    """Collection, index version, filters, language, depth and edited prompts: what makes two
-    answers comparable."""
+    """Everything that makes two answers comparable: collection and index version, filters, mode,
+    language, depth, who asks (tenant, or user without one), the access groups they hold, and
+    edited prompts. Two runs that differ in any of these never share an entry."""
     index = c.index(ctx.collection or None)
     version = index.metadata().get("version", 0)
     filters = json.dumps(state.get("search_filters") or {}, sort_keys=True, ensure_ascii=False)
     top_k = state.get("top_k") or ctx.top_k
-    scope = f"{index.collection}|v{version}|{filters}|{state.get('language')}|{top_k}"
+    who = f"tenant:{ctx.tenant}" if ctx.tenant else f"user:{ctx.user_id}"
+    groups = json.dumps(sorted(set(ctx.access_groups)), ensure_ascii=False)
+    scope = (
+        f"{index.collection}|v{version}|{filters}|{state.get('mode', 'qa')}|{state.get('language')}|{top_k}"
+        f"|{who}|groups:{groups}"
+    )
     custom = ctx.custom_prompts()
     if custom:  # a run with its own wording gets its own answers
         digest = hashlib.sha256(json.dumps(custom, sort_keys=True).encode()).hexdigest()[:16]

@@ -1,13 +1,16 @@
-"""Semantic cache: near-duplicates hit, other scopes and stale entries miss, the least used go first."""
+"""Semantic cache on GPTCache: near-duplicates hit, other scopes and stale entries miss, the least used go first."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from components.stores.cache import SemanticCache
+from components.stores.gptcache_backend import GPTCacheBackend
 
 DIM = 32
 
@@ -31,10 +34,24 @@ class Clock:
 
 
 SCOPE = "rag|v3|{}|en"
+Make = Callable[..., GPTCacheBackend]
 
 
-def test_a_near_duplicate_question_hits_and_gets_the_stored_answer() -> None:
-    cache = SemanticCache(threshold=0.95)
+@pytest.fixture
+def make(tmp_path: Path) -> Iterator[Make]:
+    made: list[GPTCacheBackend] = []
+
+    def build(**kw: Any) -> GPTCacheBackend:
+        made.append(GPTCacheBackend(tmp_path / "cache", **kw))
+        return made[-1]
+
+    yield build
+    for cache in made:
+        cache.close()
+
+
+def test_a_near_duplicate_question_hits_and_gets_the_stored_answer(make: Make) -> None:
+    cache = make(threshold=0.95)
     q = vec(1)
     cache.store(q * 7.5, scope=SCOPE, question="When should I water the monstera?", value={"answer": "Weekly [1]."})
     entry = cache.lookup(near(q), scope=SCOPE)
@@ -46,8 +63,8 @@ def test_a_near_duplicate_question_hits_and_gets_the_stored_answer() -> None:
     assert cache.stats().as_dict() == {"hits": 1, "misses": 1, "size": 1}
 
 
-def test_the_best_match_wins_and_the_threshold_can_be_tightened_per_lookup() -> None:
-    cache = SemanticCache(threshold=0.9)
+def test_the_best_match_wins_and_the_threshold_can_be_tightened_per_lookup(make: Make) -> None:
+    cache = make(threshold=0.9)
     a, b = vec(1), vec(2)
     cache.store(a, scope=SCOPE, question="a", value={"answer": "A"})
     cache.store(b, scope=SCOPE, question="b", value={"answer": "B"})
@@ -57,8 +74,8 @@ def test_the_best_match_wins_and_the_threshold_can_be_tightened_per_lookup() -> 
     assert cache.lookup(probe, scope=SCOPE, threshold=0.999) is None
 
 
-def test_another_scope_misses() -> None:
-    cache = SemanticCache()
+def test_another_scope_misses(make: Make) -> None:
+    cache = make()
     q = vec(1)
     cache.store(q, scope="rag|v3|{}|en", question="q", value={"answer": "old index"})
     assert cache.lookup(q, scope="rag|v4|{}|en") is None  # re-ingested: new index version
@@ -67,9 +84,9 @@ def test_another_scope_misses() -> None:
     assert cache.lookup(q, scope="rag|v3|{}|en") is not None
 
 
-def test_entries_expire_after_their_time_to_live() -> None:
+def test_entries_expire_after_their_time_to_live(make: Make) -> None:
     clock = Clock()
-    cache = SemanticCache(ttl_seconds=60, clock=clock)
+    cache = make(ttl_seconds=60, clock=clock)
     q = vec(1)
     cache.store(q, scope=SCOPE, question="q", value={"answer": "x"})
     clock.now += 59
@@ -79,8 +96,8 @@ def test_entries_expire_after_their_time_to_live() -> None:
     assert cache.stats().size == 0
 
 
-def test_the_least_recently_used_entry_is_evicted_first() -> None:
-    cache = SemanticCache(max_entries=3)
+def test_the_least_recently_used_entry_is_evicted_first(make: Make) -> None:
+    cache = make(max_entries=3)
     v = [vec(i) for i in range(4)]
     for i in range(3):
         cache.store(v[i], scope=SCOPE if i else "other", question=str(i), value={"answer": i})
@@ -91,8 +108,8 @@ def test_the_least_recently_used_entry_is_evicted_first() -> None:
     assert [cache.lookup(v[i], scope=s) is not None for i, s in [(0, "other"), (2, SCOPE), (3, SCOPE)]] == [True] * 3
 
 
-def test_storing_the_same_question_again_replaces_it() -> None:
-    cache = SemanticCache()
+def test_storing_the_same_question_again_replaces_it(make: Make) -> None:
+    cache = make()
     q = vec(1)
     cache.store(q, scope=SCOPE, question="q", value={"answer": "first"})
     cache.store(q, scope=SCOPE, question="q", value={"answer": "second"})
@@ -101,8 +118,8 @@ def test_storing_the_same_question_again_replaces_it() -> None:
     assert hit is not None and hit.value["answer"] == "second"
 
 
-def test_a_returned_value_is_a_copy() -> None:
-    cache = SemanticCache()
+def test_a_returned_value_is_a_copy(make: Make) -> None:
+    cache = make()
     q = vec(1)
     cache.store(q, scope=SCOPE, question="q", value={"sources": [{"n": 1}]})
     hit = cache.lookup(q, scope=SCOPE)
@@ -112,8 +129,8 @@ def test_a_returned_value_is_a_copy() -> None:
     assert again is not None and again.value == {"sources": [{"n": 1}]}
 
 
-def test_vectors_of_another_dimension_or_zero_vectors_miss_instead_of_failing() -> None:
-    cache = SemanticCache()
+def test_vectors_of_another_dimension_or_zero_vectors_miss_instead_of_failing(make: Make) -> None:
+    cache = make()
     cache.store(vec(1), scope=SCOPE, question="q", value={})
     assert cache.lookup(np.ones(DIM * 2), scope=SCOPE) is None
     assert cache.lookup(np.zeros(DIM), scope=SCOPE) is None
@@ -121,15 +138,15 @@ def test_vectors_of_another_dimension_or_zero_vectors_miss_instead_of_failing() 
     assert cache.stats().size == 1
 
 
-def test_invalid_settings_are_refused() -> None:
+def test_invalid_settings_are_refused(make: Make) -> None:
     with pytest.raises(ValueError, match="threshold"):
-        SemanticCache(threshold=0)
+        make(threshold=0)
     with pytest.raises(ValueError, match="max_entries"):
-        SemanticCache(max_entries=0)
+        make(max_entries=0)
 
 
-def test_concurrent_use_keeps_the_cache_consistent() -> None:
-    cache = SemanticCache(max_entries=50)
+def test_concurrent_use_keeps_the_cache_consistent(make: Make) -> None:
+    cache = make(max_entries=50)
     vectors = [vec(i) for i in range(200)]
 
     def work(offset: int) -> None:
@@ -148,3 +165,23 @@ def test_concurrent_use_keeps_the_cache_consistent() -> None:
     found = [cache.lookup(v, scope=f"s{i % 3}") for i, v in enumerate(vectors)]
     assert sum(e is not None for e in found) == 50
     assert all(e.value == {"i": i} for i, e in enumerate(found) if e is not None)
+
+
+def test_a_second_instance_on_the_same_folder_sees_the_entries(make: Make) -> None:
+    """Another process (here: another instance over the same file) answers from the cache."""
+    first = make()
+    q = vec(1)
+    first.store(q, scope=SCOPE, question="q", value={"answer": "from the first process"})
+    second = make()
+    hit = second.lookup(near(q), scope=SCOPE)
+    assert hit is not None and hit.value == {"answer": "from the first process"}
+    assert second.lookup(q, scope="rag|v3|{}|ja") is None
+    assert second.clear() == 1 and first.lookup(q, scope=SCOPE) is None
+
+
+def test_gptcache_never_installs_a_package(make: Make) -> None:
+    import gptcache.utils.dependency_control as control
+
+    make()
+    with pytest.raises(RuntimeError, match="pip-install"):
+        control.prompt_install("milvus")
