@@ -108,7 +108,11 @@ class Context:
     )
     cache: bool = field(default=True, metadata={"description": "Use the semantic answer cache."})
     cache_threshold: float = field(
-        default=0.95, metadata={"description": "Cosine similarity of two questions for a cache hit."}
+        default=0.977,
+        metadata={
+            "description": "Cosine similarity of two questions for a cache hit; 0.977 lets at most 1% of "
+            "different-question pairs hit (evals/calibrate_cache.py)."
+        },
     )
     # --- grader thresholds (non-LLM paths) ---
     context_threshold: float = field(

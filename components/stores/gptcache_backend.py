@@ -159,7 +159,7 @@ class GPTCacheBackend:
         self,
         folder: Path,
         *,
-        threshold: float = 0.95,
+        threshold: float = 0.977,
         max_entries: int = 5000,
         ttl_seconds: float = 7 * 24 * 3600,
         clock: Callable[[], float] = time.time,
@@ -256,7 +256,6 @@ class GPTCacheBackend:
             "bytes": self.path.stat().st_size if self.path.exists() else 0,
             "entries": sum(scopes.values()),
             "scopes": len(scopes),
-            "threshold": self.threshold,
             "ttl_seconds": self.ttl_seconds,
         }
 
