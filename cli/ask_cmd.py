@@ -60,6 +60,7 @@ class Turn:
     collection: str = ""
     user_id: str = ""
     use_llm: bool = True
+    groups: tuple[str, ...] = ()
 
     def graph_input(self) -> dict[str, Any]:
         return {
@@ -71,7 +72,13 @@ class Turn:
         }
 
     def context(self) -> Context:
-        return Context(collection=self.collection, top_k=self.top_k, user_id=self.user_id, use_llm=self.use_llm)
+        return Context(
+            collection=self.collection,
+            top_k=self.top_k,
+            user_id=self.user_id,
+            use_llm=self.use_llm,
+            access_groups=self.groups,
+        )
 
 
 class TokenPrinter:

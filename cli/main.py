@@ -116,6 +116,9 @@ def search(
         Path | None, typer.Option("--batch", help="JSONL of {_id, text}: one result line each.")
     ] = None,
     collection: Annotated[str | None, typer.Option(help="Collection to search.")] = None,
+    groups: Annotated[
+        list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
+    ] = [],  # noqa: B006
 ) -> None:
     """Hybrid search (dense + BM25 fused with RRF, then rerank): ranked chunks with sources."""
     from cli import search_cmd
@@ -140,7 +143,7 @@ def search(
         if batch_file is not None:
             if not batch_file.exists():
                 fail(f"--batch file {batch_file} does not exist", code=2)
-            search_cmd.batch(_components(), batch_file, k=k, filters=filters, collection=collection)
+            search_cmd.batch(_components(), batch_file, k=k, filters=filters, collection=collection, groups=groups)
             return
         if not query.strip():
             fail("the query is empty: give some words to search for", as_json=machine, code=2)
@@ -156,6 +159,7 @@ def search(
                 "queries": also,
             },
             collection,
+            groups,
         )
     except RAGError as e:
         fail(str(e), as_json=machine)
@@ -175,13 +179,16 @@ def similar(
     k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=1000)] = 5,
     fmt: Annotated[str, typer.Option("--format", help="text, json, markdown, brief or citations.")] = "text",
     collection: Annotated[str | None, typer.Option(help="Collection to search.")] = None,
+    groups: Annotated[
+        list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
+    ] = [],  # noqa: B006
 ) -> None:
     """Documents similar to a given one (the document itself excluded)."""
     from cli import search_cmd
 
     try:
         report = search_cmd.search(
-            _components(), {"similar_to": doc_id, "top_k": k, "group_by_document": True}, collection
+            _components(), {"similar_to": doc_id, "top_k": k, "group_by_document": True}, collection, groups
         )
     except RAGError as e:
         fail(str(e), as_json=fmt == "json")
@@ -205,6 +212,9 @@ def ask(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (see README).")] = False,
     stream: Annotated[bool, typer.Option("--stream", help="Print the answer's tokens as they arrive.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Nodes visited with their ms, and the verdicts.")] = False,
+    groups: Annotated[
+        list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
+    ] = [],  # noqa: B006
 ) -> None:
     """Answer a question from the index, with numbered citations, in a conversation thread."""
     from cli import ask_cmd, search_cmd
@@ -225,6 +235,7 @@ def ask(
             collection=collection or "",
             user_id=user or "",
             use_llm=not no_llm,
+            groups=tuple(groups),
         )
         ask_cmd.ask(_components(), turn, thread_id=thread, as_json=as_json, stream=stream)
     except RAGError as e:
@@ -240,11 +251,21 @@ def chat(
     k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=50, help="Sources per answer.")] = 5,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Answer extractively even if an LLM is set.")] = False,
     collection: Annotated[str | None, typer.Option(help="Collection to ask.")] = None,
+    groups: Annotated[
+        list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
+    ] = [],  # noqa: B006
 ) -> None:
     """Talk with your notes: one thread across turns, answers streamed; /new, /quit."""
     from cli import ask_cmd
 
-    base = ask_cmd.Turn(question="", top_k=k, collection=collection or "", user_id=user or "", use_llm=not no_llm)
+    base = ask_cmd.Turn(
+        question="",
+        top_k=k,
+        collection=collection or "",
+        user_id=user or "",
+        use_llm=not no_llm,
+        groups=tuple(groups),
+    )
     try:
         code = ask_cmd.chat(_components(), base, thread_id=thread)
     except RAGError as e:
@@ -303,7 +324,7 @@ def guard(
 ) -> None:
     """Run the input guardrail: allow, block (injection, too long) or redact (personal data), as JSON."""
     if (text is None) == (batch is None):
-        fail('give either a TEXT or --batch FILE.jsonl, e.g. rag guard --batch inputs.jsonl', code=2)
+        fail("give either a TEXT or --batch FILE.jsonl, e.g. rag guard --batch inputs.jsonl", code=2)
     import sys
 
     from cli.guard_cmd import BadLine, check_one, run_batch
@@ -317,7 +338,7 @@ def guard(
             count = run_batch(c, sys.stdin, "stdin", sys.stdout)
         else:
             if not batch.is_file():
-                fail(f"{batch}: no such file. Give a JSONL file of {{\"id\": ..., \"text\": ...}} lines.", code=2)
+                fail(f'{batch}: no such file. Give a JSONL file of {{"id": ..., "text": ...}} lines.', code=2)
             with batch.open(encoding="utf-8") as stream:
                 count = run_batch(c, stream, str(batch), sys.stdout)
     except BadLine as e:

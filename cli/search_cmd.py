@@ -74,10 +74,12 @@ def build_filters(
     return {k: v for k, v in f.items() if v not in (None, [])}
 
 
-async def run_search(graph: Any, payload: dict[str, Any], collection: str | None) -> dict[str, Any]:
+async def run_search(
+    graph: Any, payload: dict[str, Any], collection: str | None, groups: Sequence[str] = ()
+) -> dict[str, Any]:
     t0 = time.perf_counter()
     out: dict[str, Any] = await graph.ainvoke(
-        {"mode": "search", **payload}, context=Context(collection=collection or "")
+        {"mode": "search", **payload}, context=Context(collection=collection or "", access_groups=tuple(groups))
     )
     timings = dict(out.get("timings_ms") or {})
     timings["total"] = (time.perf_counter() - t0) * 1000
@@ -85,9 +87,11 @@ async def run_search(graph: Any, payload: dict[str, Any], collection: str | None
     return out
 
 
-def search(c: Components, payload: dict[str, Any], collection: str | None) -> dict[str, Any]:
+def search(
+    c: Components, payload: dict[str, Any], collection: str | None, groups: Sequence[str] = ()
+) -> dict[str, Any]:
     graph = build_rag_graph(c)
-    out = asyncio.run(run_search(graph, payload, collection))
+    out = asyncio.run(run_search(graph, payload, collection, groups))
     report = {
         "query": payload.get("question") or "",
         "results": out.get("results") or [],
@@ -204,7 +208,15 @@ def save(report: dict[str, Any], data_dir: Path) -> Path:
 
 
 # ---------------------------------------------------------------- batch
-def batch(c: Components, queries_file: Path, *, k: int, filters: dict[str, Any], collection: str | None) -> int:
+def batch(
+    c: Components,
+    queries_file: Path,
+    *,
+    k: int,
+    filters: dict[str, Any],
+    collection: str | None,
+    groups: Sequence[str] = (),
+) -> int:
     """The evaluation contract: one JSON line per query with up to k distinct documents."""
     graph = build_rag_graph(c)
     lines = queries_file.read_text(encoding="utf-8").splitlines()
@@ -224,6 +236,7 @@ def batch(c: Components, queries_file: Path, *, k: int, filters: dict[str, Any],
                 graph,
                 {"question": text, "top_k": min(1000, max(50, 5 * k)), "filters": filters, "group_by_document": True},
                 collection,
+                groups,
             )
             docs = [
                 {

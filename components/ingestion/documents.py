@@ -30,6 +30,8 @@ class Document:
     origin: str | None = None
     #: pages of a PDF: (section label, text); when set, chunking follows pages instead of headings
     pages: list[tuple[str, str]] | None = None
+    #: access groups (frontmatter or JSONL ``metadata`` ``access``); empty: public
+    access: list[str] = field(default_factory=list)
 
     @property
     def language(self) -> str:
@@ -45,6 +47,8 @@ class Document:
         h.update(json.dumps([self.tags, self.aliases, self.metadata], sort_keys=True, default=str).encode())
         if self.pages:
             h.update(json.dumps(self.pages).encode())
+        if self.access:  # only when set, so public documents keep the hash they had
+            h.update(json.dumps(["access", sorted(self.access)]).encode())
         return h.hexdigest()[:32]
 
 

@@ -150,6 +150,11 @@ def _mtime(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).isoformat(timespec="seconds")
 
 
+def access_groups(value: Any) -> list[str]:
+    """``access: finance`` or ``access: [finance, hr]``: the groups, trimmed, deduplicated, sorted."""
+    return sorted({g.strip() for g in _as_list(value) if g.strip()})
+
+
 def _as_list(value: Any) -> list[str]:
     if value is None:
         return []
@@ -231,11 +236,24 @@ def parse_markdown(text: str, *, fallback_title: str) -> dict[str, Any]:
         "created": _iso(meta.get("created") or meta.get("date") or meta.get("created_at")),
         "modified": _iso(meta.get("modified") or meta.get("updated")),
         "links": sorted(set(links)),
+        "access": access_groups(meta.get("access")),
         "extra": {
             k: v
             for k, v in meta.items()
             if k
-            not in {"title", "tags", "tag", "aliases", "alias", "created", "date", "created_at", "modified", "updated"}
+            not in {
+                "title",
+                "tags",
+                "tag",
+                "aliases",
+                "alias",
+                "created",
+                "date",
+                "created_at",
+                "modified",
+                "updated",
+                "access",
+            }
         },
     }
 
@@ -258,6 +276,7 @@ def load_markdown(src: SourceFile) -> list[Document]:
             modified=parsed["modified"] or _mtime(src.path),
             links=parsed["links"],
             metadata=_jsonable(parsed["extra"]),
+            access=parsed["access"],
         )
     ]
 
@@ -412,8 +431,9 @@ def iter_jsonl(src: SourceFile) -> Iterator[Document | Failure]:
                 vault=str(meta["vault"]) if meta.get("vault") else src.vault,
                 tags=_as_list(meta.get("tags")),
                 created=_iso(meta.get("created") or meta.get("date")),
-                metadata=_jsonable({k: v for k, v in meta.items() if k not in {"tags", "vault"}}),
+                metadata=_jsonable({k: v for k, v in meta.items() if k not in {"tags", "vault", "access"}}),
                 origin=str(src.path),
+                access=access_groups(meta.get("access")),
             )
         if not any_line:
             yield Failure(str(src.path), "file is empty")

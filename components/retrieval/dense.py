@@ -54,14 +54,18 @@ def dense_search(
     return out, {"query_embedding": (t1 - t0) * 1000, "dense": (t2 - t1) * 1000}
 
 
-def similar_vector(index: QdrantIndex, doc_id: str) -> np.ndarray | None:
-    """The mean of a document's chunk vectors (to find documents like it); None when it is not indexed."""
+def similar_vector(index: QdrantIndex, doc_id: str, *, within: models.Filter | None = None) -> np.ndarray | None:
+    """The mean of a document's chunk vectors (to find documents like it); None when it is not
+    indexed, or not visible through ``within`` (the caller's access restriction)."""
+    must: list[Any] = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
+    if within is not None:
+        must.append(within)
     points, _ = index.client.scroll(
         index.collection,
         limit=10_000,
         with_vectors=True,
         with_payload=False,
-        scroll_filter=models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]),
+        scroll_filter=models.Filter(must=must),
     )
     if not points:
         return None
@@ -75,7 +79,8 @@ def similar_search(
 ) -> tuple[list[list[Hit]], dict[str, float]] | None:
     """Chunks closest to ``doc_id``'s mean vector, the document itself excluded; None when it is not indexed."""
     t0 = time.perf_counter()
-    vec = similar_vector(index, doc_id)
+    # a document outside the caller's access groups is "not indexed": its vectors are not read
+    vec = similar_vector(index, doc_id, within=filters.access_only().to_qdrant())
     if vec is None:
         return None
     qf = filters.to_qdrant() or models.Filter()

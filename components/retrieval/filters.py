@@ -14,18 +14,25 @@ payload field: ``eq`` (a list field matches when any element equals), ``in`` (an
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from qdrant_client import models
 
 from components.resilience.errors import QueryError
 from components.stores.qdrant import norm_prefix
 
 Predicate = Callable[[dict[str, Any]], bool]
+
+#: payload key of a chunk's access groups (empty or absent: public)
+ACCESS_KEY = "access"
+ACCESS_NOT_A_FILTER = (
+    "'access' cannot be filtered on: the access groups a search may see are set by the calling "
+    "app (Context.access_groups, or rag --group), never by a query"
+)
 
 
 class FieldFilter(BaseModel):
@@ -44,6 +51,8 @@ class FieldFilter(BaseModel):
     def _check(self) -> FieldFilter:
         if not self.key.strip():
             raise ValueError("filter key is empty")
+        if self.key.split(".")[0] == ACCESS_KEY:
+            raise ValueError(ACCESS_NOT_A_FILTER)
         if self.op == "range" and all(v is None for v in (self.gte, self.lte, self.gt, self.lt)):
             raise ValueError(f"range filter on {self.key!r} needs gte, lte, gt or lt")
         if self.op == "in" and (not isinstance(self.value, list) or not self.value):
@@ -67,6 +76,7 @@ class SearchFilters(BaseModel):
     """Everything a search may be restricted to; all given conditions must hold."""
 
     model_config = ConfigDict(extra="forbid")
+    _access: tuple[str, ...] | None = PrivateAttr(default=None)
     vaults: list[str] | None = Field(default=None, description="Any of these vaults.")
     tags: list[str] | None = Field(default=None, description="All of these tags.")
     created_from: date | None = Field(default=None, description="Created on or after (inclusive).")
@@ -107,6 +117,22 @@ class SearchFilters(BaseModel):
                 for err in e.errors()
             )
             raise QueryError(f"Invalid filters: {problems}. Allowed keys: {', '.join(cls.model_fields)}.") from None
+
+    def within(self, groups: Sequence[str]) -> SearchFilters:
+        """A copy that also admits only chunks that are public or shared with one of ``groups``.
+
+        The groups are kept out of the model's fields, so no query, filter dict or serialised
+        state can set or widen them; each retrieval applies the run's own (``Context``).
+        """
+        out = self.model_copy()
+        out._access = tuple(sorted({g for g in groups if g}))
+        return out
+
+    def access_only(self) -> SearchFilters:
+        """Only the access restriction of these filters (what any read of a chunk must respect)."""
+        out = SearchFilters()
+        out._access = self._access
+        return out
 
     def is_empty(self) -> bool:
         return not self.conditions()
@@ -190,7 +216,20 @@ def _conditions(f: SearchFilters) -> list[Condition]:
     if f.doc_ids:
         out.append(_any_of("doc_id", list(f.doc_ids), f"doc_id in {f.doc_ids}"))
     out.extend(_field_condition(w) for w in f.where)
+    if f._access is not None:
+        out.append(_access_condition(f._access))
     return out
+
+
+def _access_condition(groups: tuple[str, ...]) -> Condition:
+    """Public chunks (no ``access``) or chunks shared with one of ``groups``."""
+    public = models.IsEmptyCondition(is_empty=models.PayloadField(key=ACCESS_KEY))
+    shared = [models.FieldCondition(key=ACCESS_KEY, match=models.MatchAny(any=list(groups)))] if groups else []
+    return Condition(
+        f"access: public or {list(groups)}",
+        models.Filter(should=[public, *shared]),
+        lambda p: not p.get(ACCESS_KEY) or any(g in groups for g in _values(p.get(ACCESS_KEY))),
+    )
 
 
 def _field_condition(w: FieldFilter) -> Condition:

@@ -51,6 +51,7 @@ _INDEXED = {
     "section": "keyword",
     "created_ts": "float",
     "parent_id": "keyword",
+    "access": "keyword",
 }
 
 
@@ -126,6 +127,7 @@ def chunk_payload(c: Chunk, content_hash: str) -> dict[str, Any]:
         "parent_start": c.parent_start,
         "parent_end": c.parent_end,
         METADATA_KEY: d.metadata,
+        "access": d.access,
     }
 
 

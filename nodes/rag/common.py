@@ -12,6 +12,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from components.resilience.errors import RAGError
+from components.retrieval.filters import SearchFilters
 from graph.context import Context
 from graph.state import RAGState
 
@@ -50,6 +51,16 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "injection": payload.get("injection"),
         **extra,
     }
+
+
+def run_filters(state: RAGState, ctx: Context, filters: Any = None) -> SearchFilters:
+    """The filters a retrieval applies: the run's (or ``filters``), within the caller's access groups.
+
+    Every node that reads chunks from the index takes its filters from here, so no path (dense,
+    BM25, "more like this", pseudo-relevance feedback) sees a chunk outside ``ctx.access_groups``.
+    """
+    raw = state.get("search_filters") if filters is None else filters
+    return SearchFilters.parse(raw).within(ctx.access_groups)
 
 
 def use_llm(c: Components, ctx: Context, role: Role, override: str = "") -> bool:

@@ -14,12 +14,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.retrieval.filters import SearchFilters
 from components.retrieval.hits import HitRecord
 from components.retrieval.results import explain_empty, group_by_document
 from graph.context import Context
 from graph.state import RAGState
-from nodes.rag.common import hit_to_result
+from nodes.rag.common import hit_to_result, run_filters
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import raw_words, screen_candidates
 from nodes.types import RAGNode as Node
@@ -81,7 +80,7 @@ def finish(
         for i, h in enumerate(kept[:top_k])
     ]
     if not results and candidates == [] and state.get("question"):
-        filters = SearchFilters.parse(state.get("search_filters"))
+        filters = run_filters(state, ctx)
         try:
             notes.append("No results: " + explain_empty(c.bm25(ctx.collection or None), filters) + ".")
         except Exception as e:  # explaining is a courtesy; never let it fail the search

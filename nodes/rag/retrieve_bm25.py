@@ -9,10 +9,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.retrieval.filters import SearchFilters
 from components.retrieval.lexical import bm25_search
 from graph.context import Context
 from graph.state import RAGState
+from nodes.rag.common import run_filters
 from nodes.rag.failures import Fallback
 from nodes.types import RAGNode as Node
 
@@ -24,7 +24,7 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         if state.get("similar_to"):  # "more like this" is a vector question
             return {"bm25_hits": []}
-        filters = SearchFilters.parse(state.get("search_filters"))
+        filters = run_filters(state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
         hits, timings = await asyncio.to_thread(

@@ -11,9 +11,9 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import QueryError
 from components.retrieval.dense import dense_search, similar_search
-from components.retrieval.filters import SearchFilters
 from graph.context import Context
 from graph.state import RAGState
+from nodes.rag.common import run_filters
 from nodes.rag.failures import Fallback
 from nodes.types import RAGNode as Node
 
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 def make(c: Components) -> Node:
     async def retrieve_dense(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
-        filters = SearchFilters.parse(state.get("search_filters"))
+        filters = run_filters(state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         collection = ctx.collection or None
         similar_to = state.get("similar_to")

@@ -20,12 +20,11 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import RAGError
-from components.retrieval.filters import SearchFilters
 from components.retrieval.prf import expand_query
 from graph.context import Context
 from graph.state import RAGState, previous_question, prior_turns, verdict
 from nodes.rag import prompts
-from nodes.rag.common import log_error, use_llm
+from nodes.rag.common import log_error, run_filters, use_llm
 from nodes.rag.schemas import Rewrite
 from nodes.types import RAGNode as Node
 
@@ -97,7 +96,7 @@ def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: in
         out["search_filters"] = filters
         out["notes"] = [f"Retried without the filters read from the question ({', '.join(sorted(found))})."]
     bm25 = c.bm25(ctx.collection or None)
-    sf = SearchFilters.parse(filters)
+    sf = run_filters(state, ctx, filters)
     allowed = None
     if not sf.is_empty():
         allowed = np.fromiter((sf.matches(p) for p in bm25.payloads), dtype=bool, count=bm25.size)
