@@ -34,6 +34,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from guardrails.injection import WEIGHTS, read_pieces
+from guardrails.input import curated_injection
 
 log = logging.getLogger(__name__)
 DATA = Path("guardrails/data/injection_dev.jsonl")
@@ -143,6 +144,7 @@ def main() -> None:
     qv, owner, pv, model_id = embed_rows(rows)
     q_oof, p_oof = out_of_fold(rows, qv, owner, pv, a.C, a.folds)
     q_t = choose_threshold(rows, q_oof, a.max_fpr)
+    patterns = np.asarray([curated_injection(r["text"]) is not None for r in rows])
     p_t = choose_threshold(rows, p_oof, a.max_fpr)
     report = {
         "data": str(a.data),
@@ -152,6 +154,8 @@ def main() -> None:
         "max_fpr": a.max_fpr,
         "C": a.C,
         "query_head": {"threshold": q_t, "cv": breakdown(rows, q_oof, q_t)},
+        # what the input rail decides: the curated patterns (fixed, never fit) or the out-of-fold classifier
+        "with_patterns": {"cv": breakdown(rows, np.where(patterns, 1.0, q_oof), q_t)},
         "passage_head": {"threshold": p_t, "cv": breakdown(rows, p_oof, p_t)},
     }
     y = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
@@ -185,7 +189,12 @@ def main() -> None:
     a.report.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
     console = Console()
-    for name, key in (("query head (questions, windows)", "query_head"), ("passage head (chunks)", "passage_head")):
+    report["with_patterns"]["threshold"] = q_t
+    for name, key in (
+        ("query head (questions, windows)", "query_head"),
+        ("input rail: patterns or query head", "with_patterns"),
+        ("passage head (chunks)", "passage_head"),
+    ):
         table = Table(title=f"{name}: cross-validated at threshold {report[key]['threshold']:.3f}")
         for col in ("cell", "n", "recall / FPR"):
             table.add_column(col)

@@ -185,3 +185,19 @@ def test_gptcache_never_installs_a_package(make: Make) -> None:
     make()
     with pytest.raises(RuntimeError, match="pip-install"):
         control.prompt_install("milvus")
+
+
+def test_the_cache_works_with_the_package_index_unreachable(make: Make, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GPTCache installs missing backends with pip; every backend used here is a declared dependency."""
+    import subprocess
+
+    def no_network(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"a subprocess was started: {args!r}")
+
+    monkeypatch.setattr(subprocess, "check_call", no_network)
+    monkeypatch.setattr(subprocess, "run", no_network)
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+    cache = make()
+    cache.store(vec(1), scope=SCOPE, question="q", value={"answer": "offline"})
+    hit = cache.lookup(vec(1), scope=SCOPE)
+    assert hit is not None and hit.value == {"answer": "offline"}
