@@ -77,7 +77,13 @@ def fit(x: np.ndarray, y: np.ndarray, c: float) -> Any:
 
 
 def out_of_fold(
-    rows: list[dict[str, Any]], qv: np.ndarray, owner: np.ndarray, pv: np.ndarray, c: float, folds: int
+    rows: list[dict[str, Any]],
+    qv: np.ndarray,
+    owner: np.ndarray,
+    pv: np.ndarray,
+    c: float,
+    c_passage: float,
+    folds: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the highest window's query-head probability and the passage-head probability, out of fold."""
     from sklearn.model_selection import GroupKFold
@@ -92,7 +98,7 @@ def out_of_fold(
         probs = q_model.predict_proba(qv[~in_train])[:, 1]
         for row, p in zip(owner[~in_train], probs, strict=True):
             q_score[row] = max(q_score[row], p)
-        p_model = fit(pv[train], y[train], c)
+        p_model = fit(pv[train], y[train], c_passage)
         p_score[test] = p_model.predict_proba(pv[test])[:, 1]
     return q_score, p_score
 
@@ -136,15 +142,22 @@ def main() -> None:
     ap.add_argument("--report", type=Path, default=Path("evals/reports/train-injection.json"))
     ap.add_argument("--max-fpr", type=float, default=0.03)
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("-C", type=float, default=1.0, help="inverse regularisation strength")
+    ap.add_argument(
+        "-C", type=float, default=4.0, help="query head's inverse regularisation (4 beat 1 and 10 on CV recall)"
+    )
+    ap.add_argument(
+        "--C-passage", type=float, default=1.0, help="passage head's (4 flagged sample notes about LLMs and prompts)"
+    )
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     rows = load(a.data)
     qv, owner, pv, model_id = embed_rows(rows)
-    q_oof, p_oof = out_of_fold(rows, qv, owner, pv, a.C, a.folds)
-    q_t = choose_threshold(rows, q_oof, a.max_fpr)
+    q_oof, p_oof = out_of_fold(rows, qv, owner, pv, a.C, a.C_passage, a.folds)
+    # the rail flags what the patterns or the classifier flag: the threshold is chosen on both, so the
+    # patterns' own false positives count against the classifier's allowance
     patterns = np.asarray([curated_injection(r["text"]) is not None for r in rows])
+    q_t = choose_threshold(rows, np.where(patterns, 1.0, q_oof), a.max_fpr)
     p_t = choose_threshold(rows, p_oof, a.max_fpr)
     report = {
         "data": str(a.data),
@@ -153,6 +166,7 @@ def main() -> None:
         "windows": len(owner),
         "max_fpr": a.max_fpr,
         "C": a.C,
+        "C_passage": a.C_passage,
         "query_head": {"threshold": q_t, "cv": breakdown(rows, q_oof, q_t)},
         # what the input rail decides: the curated patterns (fixed, never fit) or the out-of-fold classifier
         "with_patterns": {"cv": breakdown(rows, np.where(patterns, 1.0, q_oof), q_t)},
@@ -160,7 +174,7 @@ def main() -> None:
     }
     y = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
     final_q = fit(qv, y[owner], a.C)
-    final_p = fit(pv, y, a.C)
+    final_p = fit(pv, y, a.C_passage)
 
     def head(model: Any, threshold: float) -> dict[str, Any]:
         # the threshold folded into the intercept: 0.5 is the operating point

@@ -83,6 +83,7 @@ def views(text: str) -> list[str]:
         *decoded_payloads(base),
         unleet(base),
         unspaced(base),
+        romaji_to_kana(base),
     ]
     if _TAGS.search(base):  # the page as text, without markup
         extra.append(clean(_TAGS.sub(" ", _HTML_COMMENT.sub(" ", base))))
@@ -90,3 +91,63 @@ def views(text: str) -> list[str]:
         if v and v not in out:
             out.append(clean(v))
     return out
+
+
+# --------------------------------------------------------------------------- romaji
+
+_KANA = {
+    "kya": "きゃ", "kyu": "きゅ", "kyo": "きょ", "sha": "しゃ", "shu": "しゅ", "sho": "しょ", "she": "しぇ",
+    "cha": "ちゃ", "chu": "ちゅ", "cho": "ちょ", "che": "ちぇ", "nya": "にゃ", "nyu": "にゅ", "nyo": "にょ",
+    "hya": "ひゃ", "hyu": "ひゅ", "hyo": "ひょ", "mya": "みゃ", "myu": "みゅ", "myo": "みょ",
+    "rya": "りゃ", "ryu": "りゅ", "ryo": "りょ", "gya": "ぎゃ", "gyu": "ぎゅ", "gyo": "ぎょ",
+    "ja": "じゃ", "ju": "じゅ", "jo": "じょ", "je": "じぇ", "bya": "びゃ", "byu": "びゅ", "byo": "びょ",
+    "pya": "ぴゃ", "pyu": "ぴゅ", "pyo": "ぴょ", "shi": "し", "chi": "ち", "tsu": "つ", "ji": "じ", "fu": "ふ",
+    "ka": "か", "ki": "き", "ku": "く", "ke": "け", "ko": "こ", "sa": "さ", "su": "す", "se": "せ", "so": "そ",
+    "ta": "た", "te": "て", "to": "と", "na": "な", "ni": "に", "nu": "ぬ", "ne": "ね", "no": "の",
+    "ha": "は", "hi": "ひ", "he": "へ", "ho": "ほ", "ma": "ま", "mi": "み", "mu": "む", "me": "め", "mo": "も",
+    "ya": "や", "yu": "ゆ", "yo": "よ", "ra": "ら", "ri": "り", "ru": "る", "re": "れ", "ro": "ろ",
+    "wa": "わ", "wo": "を", "ga": "が", "gi": "ぎ", "gu": "ぐ", "ge": "げ", "go": "ご", "za": "ざ", "zu": "ず",
+    "ze": "ぜ", "zo": "ぞ", "da": "だ", "de": "で", "do": "ど", "ba": "ば", "bi": "び", "bu": "ぶ", "be": "べ",
+    "bo": "ぼ", "pa": "ぱ", "pi": "ぴ", "pu": "ぷ", "pe": "ぺ", "po": "ぽ",
+    "a": "あ", "i": "い", "u": "う", "e": "え", "o": "お", "n": "ん",
+}  # fmt: skip
+_ROMAJI_WORD = re.compile(r"[a-z]+")
+
+
+def _kana_word(word: str) -> str | None:
+    """A Hepburn word in hiragana, or None when it is not made of romaji syllables."""
+    out: list[str] = []
+    i = 0
+    while i < len(word):
+        if i + 1 < len(word) and word[i] == word[i + 1] and word[i] not in "aiueon":
+            out.append("っ")  # a doubled consonant: small tsu
+            i += 1
+            continue
+        for size in (3, 2, 1):
+            piece = word[i : i + size]
+            kana = _KANA.get(piece)
+            # a lone n before a vowel or y starts the next syllable instead
+            if kana and not (piece == "n" and i + 1 < len(word) and word[i + 1] in "aiueoy"):
+                out.append(kana)
+                i += size
+                break
+        else:
+            return None
+    return "".join(out)
+
+
+def romaji_to_kana(text: str) -> str | None:
+    """Japanese written in romaji ("mae no shiji wo mushi shite") in hiragana, so the multilingual
+    model reads it as Japanese; None when the text is not mostly romaji (English, code)."""
+    words = _ROMAJI_WORD.findall(text.lower())
+    if len(words) < 3:
+        return None
+    kana = [_kana_word(w) for w in words]
+    if sum(k is not None for k in kana) < 0.8 * len(words):
+        return None
+    converted = iter(kana)
+    out = _ROMAJI_WORD.sub(lambda m: next(converted) or m.group(0), text.lower())
+    return _KANA_GAP.sub("", out)  # Japanese is written without spaces between words
+
+
+_KANA_GAP = re.compile(r"(?<=[\u3041-\u309f]) (?=[\u3041-\u309f])")

@@ -39,6 +39,12 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 
+@pytest.fixture(autouse=True)
+def empty_cache(store: Components) -> None:
+    """The semantic cache persists under the store's data folder: each test starts without answers."""
+    store.cache.clear()
+
+
 def ask(c: Components, question: str, ctx: Context | None = None, graph: Any = None, **kw: Any) -> dict[str, Any]:
     g = graph or build_rag_graph(c)
     cfg = kw.pop("config", None)
