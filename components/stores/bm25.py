@@ -102,6 +102,15 @@ class BM25Index:
         i = by_id.get(point_id)
         return None if i is None else self.payloads[i]
 
+    @property
+    def restricted(self) -> bool:
+        """Whether any chunk carries access groups (computed once per index version)."""
+        found: bool | None = self.__dict__.get("_restricted")
+        if found is None:
+            found = any(p.get("access") for p in self.payloads)
+            self.__dict__["_restricted"] = found
+        return found
+
     def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]:
         """Payloads of the chunks of these parent sections, in chunk order (a dict built on first use).
 

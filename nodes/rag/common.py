@@ -53,14 +53,21 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
     }
 
 
-def run_filters(state: RAGState, ctx: Context, filters: Any = None) -> SearchFilters:
+def run_filters(c: Components, state: RAGState, ctx: Context, filters: Any = None) -> SearchFilters:
     """The filters a retrieval applies: the run's (or ``filters``), within the caller's access groups.
 
     Every node that reads chunks from the index takes its filters from here, so no path (dense,
     BM25, "more like this", pseudo-relevance feedback) sees a chunk outside ``ctx.access_groups``.
+    An index with no restricted chunk needs no access condition, and a filter costs local mode a
+    pass over every payload (20 ms a query at 4k chunks), so it is added only when one exists;
+    if that cannot be told (the store is down), it is added.
     """
-    raw = state.get("search_filters") if filters is None else filters
-    return SearchFilters.parse(raw).within(ctx.access_groups)
+    parsed = SearchFilters.parse(state.get("search_filters") if filters is None else filters)
+    try:
+        restricted = c.bm25(ctx.collection or None).restricted
+    except Exception:  # BM25 unreadable (store down, corrupt cache): the safe answer is "restricted"
+        restricted = True
+    return parsed.within(ctx.access_groups) if restricted else parsed
 
 
 def use_llm(c: Components, ctx: Context, role: Role, override: str = "") -> bool:

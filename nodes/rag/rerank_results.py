@@ -80,7 +80,7 @@ def finish(
         for i, h in enumerate(kept[:top_k])
     ]
     if not results and candidates == [] and state.get("question"):
-        filters = run_filters(state, ctx)
+        filters = run_filters(c, state, ctx)
         try:
             notes.append("No results: " + explain_empty(c.bm25(ctx.collection or None), filters) + ".")
         except Exception as e:  # explaining is a courtesy; never let it fail the search

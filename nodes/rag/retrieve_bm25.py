@@ -24,7 +24,7 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         if state.get("similar_to"):  # "more like this" is a vector question
             return {"bm25_hits": []}
-        filters = run_filters(state, ctx)
+        filters = await asyncio.to_thread(run_filters, c, state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
         hits, timings = await asyncio.to_thread(

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 def make(c: Components) -> Node:
     async def retrieve_dense(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
-        filters = run_filters(state, ctx)
+        filters = await asyncio.to_thread(run_filters, c, state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         collection = ctx.collection or None
         similar_to = state.get("similar_to")

@@ -96,7 +96,7 @@ def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: in
         out["search_filters"] = filters
         out["notes"] = [f"Retried without the filters read from the question ({', '.join(sorted(found))})."]
     bm25 = c.bm25(ctx.collection or None)
-    sf = run_filters(state, ctx, filters)
+    sf = run_filters(c, state, ctx, filters)
     allowed = None
     if not sf.is_empty():
         allowed = np.fromiter((sf.matches(p) for p in bm25.payloads), dtype=bool, count=bm25.size)
