@@ -15,7 +15,9 @@
         └ direct_answer → answer_directly → guard_output + finish_run
     mode="search" goes analyze_query → prepare_search → … → rerank_results → finish_run;
     a blocked question goes guard_input → finish_run; a cache hit check_cache → finish_run;
-    a question the cache may not answer (cache off, a follow-up, personal data) skips check_cache.
+    a follow-up goes analyze_query → condense_question + check_cache (the cache keyed on its
+    standalone rewrite) → finish_run | route_question, whose rewrite_query reuses that rewrite;
+    a question the cache may not answer (cache off, personal data) skips the cache.
     "a + b": b runs in a's step (``chained``: one LangGraph step instead of two, both in ``steps``).
 
 Failure handling (LangGraph's own per-node policies): dense retrieval has the vector-store
@@ -73,6 +75,11 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     # pairs that always follow each other on the Q&A path run in one step (graph/routed.py says why)
     b.add_node(chained(timed(rewrite_query.make(c)), timed(prepare_search.make(c))))
     b.add_node(chained(timed(guard_output.make(c)), timed(finish_run.make(c))))
+    # a follow-up is made standalone, then looked up in the cache, in one step
+    b.add_node(
+        routed(chained(timed(rewrite_query.make_condense(c)), timed(check_cache.make(c))), routes.after_cache),
+        destinations=destinations(routes.after_cache),
+    )
     # nodes whose router picks the next node (graph/routed.py says why not conditional edges)
     for module, router in (
         (guard_input, routes.after_guard),

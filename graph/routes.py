@@ -12,19 +12,42 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.state import RAGState, prior_turns, verdict
+from guardrails.pii import has_placeholder
 from guardrails.policy import POLICY
 
 
-def cacheable(state: RAGState, ctx: Context) -> bool:
-    """Only first questions in Q&A mode, with the cache switched on and, unless the guardrail
-    policy allows it, without personal data."""
+def is_follow_up(state: RAGState) -> bool:
+    """Whether the thread holds an answer before this question."""
+    return any(m.type == "ai" for m in prior_turns(state))
+
+
+def cache_text(state: RAGState) -> str:
+    """What the semantic cache keys a run on: a first question as asked; a follow-up only by its
+    standalone rewrite ('' when there is none: its raw words mean nothing outside the thread)."""
+    if is_follow_up(state):
+        return state.get("condensed_question") or ""
+    return state.get("question") or ""
+
+
+def _cache_allowed(state: RAGState, ctx: Context) -> bool:
+    """Cache on, Q&A mode, and no personal data in the question unless the guardrail policy allows it."""
     guard = state.get("guardrail")
     return bool(
         ctx.cache
         and state.get("mode", "qa") == "qa"
         and state.get("question")
         and (POLICY.cache_answers_with_pii or not (guard and guard["pii"]))
-        and not any(m.type == "ai" for m in prior_turns(state))
+    )
+
+
+def cacheable(state: RAGState, ctx: Context) -> bool:
+    """Whether the cache may answer (and keep) this run: allowed, and a text to key it on, which for a
+    follow-up must not carry personal data redacted from the thread's earlier turns either."""
+    text = cache_text(state)
+    return (
+        _cache_allowed(state, ctx)
+        and bool(text)
+        and (POLICY.cache_answers_with_pii or not (is_follow_up(state) and has_placeholder(text)))
     )
 
 
@@ -38,11 +61,15 @@ def after_guard(state: RAGState) -> Literal["analyze_query", "finish_run"]:
 
 def after_analysis(
     state: RAGState, runtime: Runtime[Context]
-) -> Literal["prepare_search", "check_cache", "route_question"]:
-    """Search goes to retrieval; a question the cache may answer to the cache, any other past it."""
+) -> Literal["prepare_search", "check_cache", "condense_question", "route_question"]:
+    """Search goes to retrieval; a question the cache may answer to the cache (a follow-up through
+    its standalone rewrite first), any other past it."""
     if state.get("mode") == "search":
         return "prepare_search"
-    return "check_cache" if cacheable(state, _ctx(runtime)) else "route_question"
+    ctx = _ctx(runtime)
+    if is_follow_up(state):
+        return "condense_question" if _cache_allowed(state, ctx) else "route_question"
+    return "check_cache" if cacheable(state, ctx) else "route_question"
 
 
 def after_cache(state: RAGState) -> Literal["route_question", "finish_run"]:

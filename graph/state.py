@@ -260,6 +260,9 @@ class RAGState(InputState, OutputState, total=False):
     """Why the router chose the route (scores or the LLM's reason)."""
     standalone_question: str
     """The question rewritten to stand alone (follow-ups resolved) or expanded; what BM25 searches."""
+    condensed_question: str
+    """A follow-up rewritten to stand alone before the cache is asked (LLM rewriter only): what the
+    cache keys the run on, never changed by the retries ('' for a first question or without an LLM)."""
     dense_queries: list[str]
     """Texts whose embeddings drive dense retrieval (HyDE's hypothetical answer); default ``queries``."""
     rewrites: int

@@ -955,6 +955,14 @@ def placeholder(entity_type: str) -> str:
     return f"<{entity_type}>"
 
 
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z_]*>")
+
+
+def has_placeholder(text: str) -> bool:
+    """Whether ``text`` holds a redaction placeholder (a rewrite of a thread that carried personal data)."""
+    return _PLACEHOLDER.search(text) is not None
+
+
 def redact(text: str, entities: Sequence[PIIEntity]) -> str:
     """``text`` with each entity replaced by its placeholder (``<PERSON>``, ``<PHONE_NUMBER>`` ...).
 

@@ -1,8 +1,9 @@
 """Semantic cache: a question close enough to one answered before returns that answer at once.
 
 The scope of an entry (``cache_scope``) holds the index version, the filters and who asks, so
-re-ingesting, other filters or another user never get an answer that was not theirs. Follow-ups
-(a thread with history) and questions carrying personal data are neither looked up nor stored.
+re-ingesting, other filters or another user never get an answer that was not theirs. A follow-up
+is looked up and stored by its standalone rewrite (``condense_question``), never by its own words;
+questions carrying personal data are neither looked up nor stored.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import RAGError
 from graph.context import Context
-from graph.routes import cacheable
+from graph.routes import cache_text, cacheable
 from graph.state import RAGState
 from nodes.rag.common import log_error
 from nodes.types import RAGNode as Node
@@ -54,7 +55,7 @@ def make(c: Components) -> Node:
             return {"cache_hit": False}
 
         def lookup() -> Any:
-            vector = c.embedder.encode_queries([state.get("question") or ""])[0]
+            vector = c.embedder.encode_queries([cache_text(state)])[0]
             return c.cache.lookup(vector, scope=cache_scope(c, state, ctx), threshold=ctx.cache_threshold)
 
         try:

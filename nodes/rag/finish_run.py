@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import RAGError
 from graph.context import Context
-from graph.routes import cacheable
+from graph.routes import cache_text, cacheable
 from graph.state import RAGState, input_reset, verdict
 from nodes.rag.check_cache import cache_scope
 from nodes.rag.common import log_error
@@ -52,10 +52,9 @@ def make(c: Components) -> Node:
             value = {k: state.get(k) for k in CACHED_KEYS}
 
             def store() -> None:
-                vector = c.embedder.encode_queries([state.get("question") or ""])[0]
-                c.cache.store(
-                    vector, scope=cache_scope(c, state, ctx), question=state.get("question") or "", value=value
-                )
+                text = cache_text(state)
+                vector = c.embedder.encode_queries([text])[0]
+                c.cache.store(vector, scope=cache_scope(c, state, ctx), question=text, value=value)
 
             try:
                 await asyncio.to_thread(store)
@@ -67,7 +66,8 @@ def make(c: Components) -> Node:
 
 
 def _worth_caching(state: RAGState, ctx: Context) -> bool:
-    """Grounded, useful answers to first questions; never refusals, fallbacks or errors."""
+    """Grounded, useful answers the cache may key (first questions, condensed follow-ups); never
+    refusals, fallbacks or errors."""
     return (
         cacheable(state, ctx)
         and not state.get("cache_hit")

@@ -2,10 +2,14 @@
 
 With an LLM (rewriter role): a standalone question resolving follow-ups against the thread,
 and with HyDE a hypothetical answer whose embedding drives dense retrieval while BM25 gets
-the rewritten question. Without one: a follow-up is searched both as asked and joined to the
-previous question; a retry expands the BM25 query by pseudo-relevance feedback (terms of the
-best BM25 chunks), and a later retry also drops the filters read from the question, in case
-they were what emptied the context.
+the rewritten question. A follow-up the cache may answer is rewritten earlier, by
+``condense_question`` before ``check_cache``, so that the cache is keyed on the standalone
+question; the first pass here then reuses that rewrite instead of asking again.
+
+Without an LLM: a follow-up is searched both as asked and joined to the previous question; a
+retry expands the BM25 query by pseudo-relevance feedback (terms of the best BM25 chunks), and
+a later retry also drops the filters read from the question, in case they were what emptied
+the context.
 """
 
 from __future__ import annotations
@@ -49,14 +53,17 @@ def make(c: Components) -> Node:
         rewrites = int(state.get("rewrites") or 0) + (1 if reason else 0)
         history = prior_turns(state)
         out: dict[str, Any] = {"rewrites": rewrites, "answer_verdict": None, "context_verdict": None}
+        condensed = state.get("condensed_question") or ""
+        if condensed and not reason:  # condense_question asked the rewriter already this run
+            out.update(standalone_question=condensed, queries=[condensed])
+            out["dense_queries"] = list(state.get("dense_queries") or [])
+            out["trace"] = {"rewrite_path": "llm", "hyde": bool(out["dense_queries"]), "condensed": True}
+            return out
         if use_llm(c, ctx, "rewriter", ctx.rewriter_model) and (history or ctx.hyde or reason):
             try:
                 r = await _llm_rewrite(c, ctx, state, question, history, reason)
                 standalone = r.question.strip() or base
-                out.update(standalone_question=standalone, queries=[standalone])
-                out["dense_queries"] = (
-                    [r.hypothetical_answer.strip()] if ctx.hyde and r.hypothetical_answer.strip() else []
-                )
+                out.update(standalone_question=standalone, queries=[standalone], dense_queries=_hyde(ctx, r))
                 out["trace"] = {"rewrite_path": "llm", "hyde": bool(out["dense_queries"])}
                 return out
             except RAGError as e:
@@ -71,6 +78,32 @@ def make(c: Components) -> Node:
         return out
 
     return rewrite_query
+
+
+def make_condense(c: Components) -> Node:
+    """The ``condense_question`` node: a follow-up made standalone before the cache is asked."""
+
+    async def condense_question(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        history = prior_turns(state)
+        # without an LLM there is no standalone question (the rules only join the previous one),
+        # so the cache is skipped: a follow-up's own words mean nothing outside its thread
+        if not history or not use_llm(c, ctx, "rewriter", ctx.rewriter_model):
+            return {}
+        try:
+            r = await _llm_rewrite(c, ctx, state, state.get("question") or "", history, "")
+        except RAGError as e:  # rewrite_query tries again on its own turn; the cache is skipped
+            log_error("llm", "condense_question", state, e)
+            return {}
+        standalone = r.question.strip()
+        return {"condensed_question": standalone, "dense_queries": _hyde(ctx, r)} if standalone else {}
+
+    return condense_question
+
+
+def _hyde(ctx: Context, r: Rewrite) -> list[str]:
+    """HyDE's hypothetical answer as the dense query, when HyDE is on and the rewriter wrote one."""
+    return [r.hypothetical_answer.strip()] if ctx.hyde and r.hypothetical_answer.strip() else []
 
 
 async def _llm_rewrite(

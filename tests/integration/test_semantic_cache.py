@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import BaseMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
 
 from components.factory import Components
 from graph.context import Context
 from graph.rag import build_rag_graph
 from tests.conftest import SAMPLE_VAULTS
-from tests.integration.helpers import ingest, sample_store
+from tests.fakes.scripted_llm import ScriptedChatModel
+from tests.integration.helpers import ingest, sample_store, with_models
 from tests.integration.test_cli_ask import MONSTERA, rag
 
 pytestmark = pytest.mark.integration
@@ -89,3 +92,63 @@ def test_the_threshold_decides_at_its_edge(store: tuple[Components, Path]) -> No
     below = Context(user_id="f", cache_threshold=round(similarity + 0.001, 4))
     assert ask(c, PARAPHRASE, below)["cache_hit"] is False
     assert ask(c, PARAPHRASE, above)["cache_hit"] is True
+
+
+# ---------------------------------------------------------------- follow-ups
+WINTER = "How often should I water the monstera in winter?"
+FOLLOW_UPS = {"And in winter?": WINTER, "What about the cold months?": WINTER}
+
+
+def resolve(messages: list[BaseMessage]) -> dict[str, str]:
+    """A rewriter that knows what the follow-ups of these tests stand for (other questions stay)."""
+    last = str(next(m for m in reversed(messages) if isinstance(m, HumanMessage)).content)
+    return {"question": FOLLOW_UPS.get(last, last), "hypothetical_answer": ""}
+
+
+def steps(out: dict[str, Any]) -> list[str]:
+    return [s["node"] for s in out.get("steps") or []]
+
+
+def test_follow_ups_are_cached_on_their_standalone_rewrite(store: tuple[Components, Path]) -> None:
+    base, _ = store
+    base.cache.clear()
+    rw = ScriptedChatModel(resolve)
+    c = with_models(base, rewriter=rw)
+    g = build_rag_graph(c, checkpointer=InMemorySaver())
+    ctx = Context(user_id="gil")
+
+    def say(thread: str, text: str) -> dict[str, Any]:
+        cfg: Any = {"configurable": {"thread_id": thread}}
+        out: dict[str, Any] = asyncio.run(g.ainvoke({"question": text, "debug": True}, config=cfg, context=ctx))
+        return out
+
+    assert say("a", MONSTERA)["cache_hit"] is False
+    calls = len(rw.calls)
+    follow = say("a", "And in winter?")
+    assert follow["cache_hit"] is False and follow["sources"]
+    assert "condense_question" in steps(follow) and follow["debug_info"]["condensed"] is True
+    assert len(rw.calls) == calls + 1  # rewrite_query reused the rewrite condense_question made
+
+    # the standalone question, asked first in another thread, is the same question
+    fresh = say("b", WINTER)
+    assert fresh["cache_hit"] is True and fresh["answer"] == follow["answer"]
+    # another thread's follow-up that stands for the same question hits too
+    assert say("c", MONSTERA)["cache_hit"] is True
+    other = say("c", "What about the cold months?")
+    assert other["cache_hit"] is True and other["answer"] == follow["answer"]
+    assert any(WINTER in w for w in other["warnings"])  # keyed on the rewrite, not the raw words
+    # the raw follow-up means nothing outside its thread: as a first question it is not that entry
+    assert say("d", "And in winter?")["cache_hit"] is False
+
+
+def test_follow_ups_without_a_standalone_rewrite_are_not_cached(store: tuple[Components, Path]) -> None:
+    c, _ = store
+    c.cache.clear()
+    g = build_rag_graph(c, checkpointer=InMemorySaver())
+    cfg: Any = {"configurable": {"thread_id": "no-llm"}}
+    ctx = Context(user_id="hal")
+    asyncio.run(g.ainvoke({"question": MONSTERA}, config=cfg, context=ctx))
+    before = c.cache.stats().size
+    follow = asyncio.run(g.ainvoke({"question": "And in winter?"}, config=cfg, context=ctx))
+    assert follow["cache_hit"] is False and follow["answer"]
+    assert c.cache.stats().size == before  # no LLM, no standalone question: nothing to key it on

@@ -198,33 +198,59 @@ def guard(pii: list[str]) -> GuardrailVerdict:
     return GuardrailVerdict(allowed=True, category=None, reason="", pii=pii)
 
 
+THREAD = [HumanMessage("What is RRF?"), AIMessage("Rank fusion [1]."), HumanMessage("And k?")]
+
+
 @pytest.mark.parametrize(
-    ("state", "ctx", "cached"),
+    ("state", "ctx", "cached", "after_analysis"),
     [
-        (RAGState(question="味噌はいつ入れる？"), Context(), True),
-        (RAGState(question="味噌はいつ入れる？"), Context(cache=False), False),
-        (RAGState(question="Mail taro@example.com", guardrail=guard(["EMAIL_ADDRESS"])), Context(), False),
-        (RAGState(question="When?", guardrail=guard([])), Context(), True),
-        (RAGState(question="BM25", mode="search"), Context(), False),
-        (RAGState(question=""), Context(), False),
-        # a follow-up depends on the conversation: its answer is not the answer to the same words asked afresh
+        (RAGState(question="味噌はいつ入れる？"), Context(), True, "check_cache"),
+        (RAGState(question="味噌はいつ入れる？"), Context(cache=False), False, "route_question"),
         (
-            RAGState(
-                question="And k?",  # guard_input takes it from the last message
-                messages=[HumanMessage("What is RRF?"), AIMessage("Rank fusion [1]."), HumanMessage("And k?")],
-            ),
+            RAGState(question="Mail taro@example.com", guardrail=guard(["EMAIL_ADDRESS"])),
             Context(),
             False,
+            "route_question",
         ),
-        (RAGState(question="What is RRF?", messages=[HumanMessage("What is RRF?")]), Context(), True),
+        (RAGState(question="When?", guardrail=guard([])), Context(), True, "check_cache"),
+        (RAGState(question=""), Context(), False, "route_question"),
+        # a follow-up's own words depend on the conversation: the cache waits for its standalone rewrite
+        (RAGState(question="And k?", messages=THREAD), Context(), False, "condense_question"),
+        (RAGState(question="And k?", messages=THREAD), Context(cache=False), False, "route_question"),
+        (
+            RAGState(question="And k?", messages=THREAD, condensed_question="What is k in RRF?"),
+            Context(),
+            True,
+            "condense_question",
+        ),
+        # a rewrite that carries a name redacted from an earlier turn would key two people alike
+        (
+            RAGState(question="And k?", messages=THREAD, condensed_question="What does <PERSON> say k is?"),
+            Context(),
+            False,
+            "condense_question",
+        ),
+        (RAGState(question="What is RRF?", messages=[HumanMessage("What is RRF?")]), Context(), True, "check_cache"),
     ],
-    ids=["first-question", "cache-off", "pii", "no-pii", "search-mode", "no-question", "follow-up", "one-message"],
+    ids=[
+        "first-question",
+        "cache-off",
+        "pii",
+        "no-pii",
+        "no-question",
+        "follow-up-raw",
+        "follow-up-cache-off",
+        "follow-up-condensed",
+        "follow-up-placeholder",
+        "one-message",
+    ],
 )
-def test_only_first_questions_without_personal_data_use_the_cache(state: RAGState, ctx: Context, cached: bool) -> None:
+def test_the_cache_answers_first_questions_and_condensed_follow_ups_without_personal_data(
+    state: RAGState, ctx: Context, cached: bool, after_analysis: str
+) -> None:
     assert routes.cacheable(state, ctx) is cached
-    if state.get("mode") != "search":
-        expected = "check_cache" if cached else "route_question"
-        assert routes.after_analysis(state, Runtime(context=ctx)) == expected
+    assert routes.after_analysis(state, Runtime(context=ctx)) == after_analysis
+    assert routes.cacheable(RAGState(**{**state, "mode": "search"}), ctx) is False
 
 
 def test_search_mode_goes_to_retrieval_and_ends_after_ranking() -> None:
