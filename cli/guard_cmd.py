@@ -56,10 +56,10 @@ def read_batch(stream: IO[str], name: str) -> Iterator[tuple[Any, str]]:
             item = json.loads(line)
         except json.JSONDecodeError as e:
             raise BadLine(
-                f"{name}, line {n}: not JSON ({e.msg}). Each line must be {{\"id\": ..., \"text\": ...}}."
+                f'{name}, line {n}: not JSON ({e.msg}). Each line must be {{"id": ..., "text": ...}}.'
             ) from None
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-            raise BadLine(f"{name}, line {n}: needs a string \"text\" field, e.g. {{\"id\": 1, \"text\": \"...\"}}.")
+            raise BadLine(f'{name}, line {n}: needs a string "text" field, e.g. {{"id": 1, "text": "..."}}.')
         yield item.get("id", n), item["text"]
 
 

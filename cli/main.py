@@ -373,6 +373,80 @@ def cache_clear(
     print_json({"cleared": cache.clear(), "path": str(cache.path)})
 
 
+eval_app = typer.Typer(no_args_is_help=True, help="Evaluation runs with RAGAS (pip install -e '.[eval]').")
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("qa")
+def eval_qa(
+    dataset: Annotated[
+        Path, typer.Argument(help="JSONL of questions: question, ground_truth(s), contexts, context_ids.")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default DATA_DIR/eval/<dataset name>); reused to resume.")
+    ] = None,
+    judge: Annotated[
+        str,
+        typer.Option(
+            "--judge", help="Ollama model for RAGAS's LLM metrics (faithfulness, relevancy, ...); none: no-LLM metrics."
+        ),
+    ] = "",
+    k: Annotated[int, typer.Option("-k", min=1, max=100, help="Retrieved documents scored per question.")] = 5,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=32, help="Questions in flight.")] = 2,
+    cache: Annotated[
+        bool, typer.Option("--cache", help="Let the semantic cache answer (off: every question runs).")
+    ] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start the run folder over instead of resuming.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Answer every question with the graph, score the answers with RAGAS, write JSON, Markdown and plots."""
+    from cli.eval_cmd import default_folder, run_and_report, show_summary
+    from evals.qa_dataset import DatasetError
+    from evals.qa_run import RunMismatch, RunOptions
+    from evals.ragas_compat import RagasUnavailable
+
+    c = _components()
+    opts = RunOptions(
+        dataset=dataset,
+        out=out or default_folder(c, dataset),
+        k=k,
+        concurrency=concurrency,
+        judge_model=judge or c.settings.judge_model,
+        cache=cache,
+        fresh=fresh,
+        limit=limit,
+        progress=not as_json,
+    )
+    try:
+        summary = run_and_report(c, opts)
+    except (DatasetError, RunMismatch, RagasUnavailable) as e:
+        fail(str(e), as_json=as_json, code=2)
+    except RAGError as e:
+        fail(str(e), as_json=as_json)
+    if as_json:
+        print_json(summary)
+    else:
+        show_summary(summary)
+
+
+@eval_app.command("compare")
+def eval_compare(
+    a: Annotated[Path, typer.Argument(help="report.json of the first run (A).")],
+    b: Annotated[Path, typer.Argument(help="report.json of the second run (B).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Folder for compare.json and compare.png (default B's).")
+    ] = None,
+) -> None:
+    """Two runs side by side: each metric's mean in A and B and the change, with a chart."""
+    from cli.eval_cmd import compare_reports
+
+    try:
+        compare_reports(a, b, out)
+    except ValueError as e:
+        fail(str(e), code=2)
+
+
 def run() -> None:
     """Entry point: errors reach the user as one actionable line, never as a stack trace."""
     try:

@@ -106,6 +106,11 @@ class Settings(BaseSettings):
     web_search_api_key: str | None = Field(default=None, description="API key of the web search provider.")
     web_search_url: str = Field(default="https://api.tavily.com", description="Base URL of the web search API.")
     web_search_timeout: float = Field(default=10.0, gt=0, description="Seconds before web search gives up.")
+    judge_model: str = Field(
+        default="",
+        description="Model that judges answers in `rag eval qa` (RAGAS's faithfulness, answer relevancy, LLM "
+        "context precision and recall): an Ollama model or provider:model. Empty: only the metrics that need no LLM.",
+    )
     data_dir: Path = Field(
         default=Path(".rag"),
         description="Folder for caches (BM25 index) and the conversation database.",

@@ -1,4 +1,3 @@
-# ruff: noqa: E501
 """Calibrate the semantic cache's similarity threshold on paraphrases against near-miss questions.
 
     python -m evals.calibrate_cache [--max-false-hit 0.01] [--report evals/reports/calibrate-cache.json]
@@ -59,8 +58,34 @@ PARAPHRASES = {
     ],
 }
 THINGS = {
-    "en": ["monstera", "basil", "fiddle-leaf fig", "orchid", "the PostgreSQL migration", "the Q3 budget", "the Kyoto trip", "the website redesign", "the onboarding plan", "the BM25 index", "the vendor contract", "the hiring plan"],
-    "ja": ["モンステラ", "バジル", "ポトス", "胡蝶蘭", "PostgreSQLへの移行", "第3四半期の予算", "京都旅行", "サイトのリニューアル", "新人研修の計画", "BM25のインデックス", "業者との契約", "採用計画"],
+    "en": [
+        "monstera",
+        "basil",
+        "fiddle-leaf fig",
+        "orchid",
+        "the PostgreSQL migration",
+        "the Q3 budget",
+        "the Kyoto trip",
+        "the website redesign",
+        "the onboarding plan",
+        "the BM25 index",
+        "the vendor contract",
+        "the hiring plan",
+    ],
+    "ja": [
+        "モンステラ",
+        "バジル",
+        "ポトス",
+        "胡蝶蘭",
+        "PostgreSQLへの移行",
+        "第3四半期の予算",
+        "京都旅行",
+        "サイトのリニューアル",
+        "新人研修の計画",
+        "BM25のインデックス",
+        "業者との契約",
+        "採用計画",
+    ],
 }
 #: wordings where only a number, year or name changes the answer
 NEAR_MISSES = {
@@ -89,15 +114,35 @@ def make_pairs() -> list[dict[str, Any]]:
         things = THINGS[lang]
         for t, (a, b) in enumerate(templates):
             for x in things:
-                pairs.append({"a": a.format(x=x), "b": b.format(x=x), "label": "same", "lang": lang, "kind": "paraphrase"})
+                pairs.append(
+                    {"a": a.format(x=x), "b": b.format(x=x), "label": "same", "lang": lang, "kind": "paraphrase"}
+                )
             for x, y in zip(things, things[1:] + things[:1], strict=True):  # another thing, same wording
-                pairs.append({"a": a.format(x=x), "b": a.format(x=y), "label": "different", "lang": lang, "kind": "other_thing"})
+                pairs.append(
+                    {"a": a.format(x=x), "b": a.format(x=y), "label": "different", "lang": lang, "kind": "other_thing"}
+                )
             nxt = templates[(t + 1) % len(templates)]
             for x in things[:6]:  # another question about the same thing
-                pairs.append({"a": a.format(x=x), "b": nxt[1].format(x=x), "label": "different", "lang": lang, "kind": "other_question"})
+                pairs.append(
+                    {
+                        "a": a.format(x=x),
+                        "b": nxt[1].format(x=x),
+                        "label": "different",
+                        "lang": lang,
+                        "kind": "other_question",
+                    }
+                )
         for template, values in NEAR_MISSES[lang]:
             for u, v in combinations(values, 2):
-                pairs.append({"a": template.format(a=u), "b": template.format(a=v), "label": "different", "lang": lang, "kind": "other_value"})
+                pairs.append(
+                    {
+                        "a": template.format(a=u),
+                        "b": template.format(a=v),
+                        "label": "different",
+                        "lang": lang,
+                        "kind": "other_value",
+                    }
+                )
     return pairs
 
 
@@ -129,23 +174,45 @@ def main() -> None:
     sims = np.asarray([float(vectors[p["a"]] @ vectors[p["b"]]) for p in pairs])
     langs = sorted({p["lang"] for p in pairs})
     diff = np.asarray([p["label"] == "different" for p in pairs])
-    per_lang = {lang: threshold_for(sims[diff & np.asarray([p["lang"] == lang for p in pairs])], a.max_false_hit) for lang in langs}
+    per_lang = {
+        lang: threshold_for(sims[diff & np.asarray([p["lang"] == lang for p in pairs])], a.max_false_hit)
+        for lang in langs
+    }
     chosen = max([threshold_for(sims[diff], a.max_false_hit), *per_lang.values()])
-    report: dict[str, Any] = {"pairs": len(pairs), "max_false_hit": a.max_false_hit, "threshold": round(chosen, 4), "model": embedder.model_id, "cells": {}}
+    report: dict[str, Any] = {
+        "pairs": len(pairs),
+        "max_false_hit": a.max_false_hit,
+        "threshold": round(chosen, 4),
+        "model": embedder.model_id,
+        "cells": {},
+    }
     table = Table(title=f"cache threshold {chosen:.4f} (false hits ≤ {a.max_false_hit:.0%} per language)")
     for col in ("cell", "pairs", "hit rate at threshold", "cosine p5 / p50 / p95"):
         table.add_column(col)
     for lang in [*langs, "all"]:
         for label, kinds in (("same", ["paraphrase"]), ("different", ["other_thing", "other_question", "other_value"])):
             for kind in [*kinds, "*"] if label == "different" else kinds:
-                mask = np.asarray([(lang in ("all", p["lang"])) and p["label"] == label and kind in ("*", p["kind"]) for p in pairs])
+                mask = np.asarray(
+                    [(lang in ("all", p["lang"])) and p["label"] == label and kind in ("*", p["kind"]) for p in pairs]
+                )
                 if not mask.any():
                     continue
                 s = sims[mask]
                 cell = f"{lang}/{label}/{kind}"
                 rate = float((s >= chosen).mean())
-                report["cells"][cell] = {"pairs": int(mask.sum()), "hit_rate": round(rate, 4), "p5": round(float(np.percentile(s, 5)), 4), "p50": round(float(np.median(s)), 4), "p95": round(float(np.percentile(s, 95)), 4)}
-                table.add_row(cell, str(int(mask.sum())), f"{rate:.3f}", f"{np.percentile(s, 5):.3f} / {np.median(s):.3f} / {np.percentile(s, 95):.3f}")
+                report["cells"][cell] = {
+                    "pairs": int(mask.sum()),
+                    "hit_rate": round(rate, 4),
+                    "p5": round(float(np.percentile(s, 5)), 4),
+                    "p50": round(float(np.median(s)), 4),
+                    "p95": round(float(np.percentile(s, 95)), 4),
+                }
+                table.add_row(
+                    cell,
+                    str(int(mask.sum())),
+                    f"{rate:.3f}",
+                    f"{np.percentile(s, 5):.3f} / {np.median(s):.3f} / {np.percentile(s, 95):.3f}",
+                )
     Console().print(table)
     a.report.parent.mkdir(parents=True, exist_ok=True)
     a.report.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
