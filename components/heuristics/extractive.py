@@ -55,6 +55,18 @@ _ASK_AMOUNT = re.compile(
 )
 _SAYS_AMOUNT = re.compile(r"\d")
 
+# a sentence that opens by pointing back ("この実験で", "彼は", "This method") leans on the one before
+# it, which names what it points to; a sentence that opens by naming the one before ("これを空梅雨と
+# いう", "This is called ...") completes it. Either neighbour joins the chosen sentence, so an answer
+# that restates the question does not lose the name the question asks for.
+_POINTS_BACK = re.compile(
+    r"^(?:この|その|これ[はがをらも]|それ[はがをらも]|彼[はがの]|彼女[はがの]|同[年社氏党国]|当時)"
+    r"|^(?:This|These|That|Those|It|He|She|They|Its|His|Her|Their)\b"
+)
+_NAMES_PREVIOUS = re.compile(
+    r"^(?:これ[をはが]|このような|こうした|それ[をは])[^。]{0,30}(?:いう|呼ぶ|呼ばれ|称す|称さ)"
+    r"|^(?:This|It|These) (?:is|was|are|were) (?:called|known as|named)\b"
+)
 _HIRAGANA_TAIL = re.compile(r"[\u3041-\u309f]+$")
 _JA_STOPS = "。！？"
 
@@ -142,8 +154,10 @@ def extract_answer(
         return no_info
     weights = term_weights(q_terms, idf)
     cands: list[tuple[int, int, str, float]] = []
+    sentences_of: list[list[str]] = []
     for pi, text in enumerate(passages):
-        for si, sent in enumerate(candidate_sentences(text)):
+        sentences_of.append(candidate_sentences(text))
+        for si, sent in enumerate(sentences_of[-1]):
             cov = term_coverage(q_terms, sent, tokenize=tokenize, weights=weights)
             cands.append((pi, si, sent, cov))
     if not cands:
@@ -173,6 +187,7 @@ def extract_answer(
         return no_info
     best = scored[0][0]
     chosen = [x for x in scored[:max_sentences] if x[0] >= best * 0.6]
+    chosen += _neighbours(chosen, sentences_of)
     # passages in the order of their best sentence, sentences of one passage in reading order
     first: dict[int, int] = {}
     for rank, x in enumerate(chosen):
@@ -180,6 +195,24 @@ def extract_answer(
     chosen.sort(key=lambda x: (first[x[1]], x[2]))
     answer = join_cited([(s, pi + 1) for _, pi, _, s, _ in chosen], language)
     return Extract(answer, round(min(1.0, best), 3), sorted({pi + 1 for _, pi, _, _, _ in chosen}))
+
+
+def _neighbours(
+    chosen: Sequence[tuple[float, int, int, str, float]], sentences_of: Sequence[Sequence[str]]
+) -> list[tuple[float, int, int, str, float]]:
+    """The sentences a chosen one leans on (the one before, when it points back) or that complete
+    it (the one after, when that names it), not chosen already, with the chosen one's score."""
+    taken = {(pi, si) for _, pi, si, _, _ in chosen}
+    extra: list[tuple[float, int, int, str, float]] = []
+    for score, pi, si, sent, _ in chosen:
+        sents = sentences_of[pi]
+        if si > 0 and _POINTS_BACK.search(sent) and (pi, si - 1) not in taken:
+            extra.append((score, pi, si - 1, sents[si - 1], 0.0))
+            taken.add((pi, si - 1))
+        if si + 1 < len(sents) and _NAMES_PREVIOUS.search(sents[si + 1]) and (pi, si + 1) not in taken:
+            extra.append((score, pi, si + 1, sents[si + 1], 0.0))
+            taken.add((pi, si + 1))
+    return extra
 
 
 def join_cited(sentences: Sequence[tuple[str, int]], language: str) -> str:
