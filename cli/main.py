@@ -373,6 +373,58 @@ def cache_clear(
     print_json({"cleared": cache.clear(), "path": str(cache.path)})
 
 
+@app.command()
+def feedback(
+    target: Annotated[str, typer.Argument(help="A THREAD_ID (then good|bad), or: list, export.")],
+    verdict: Annotated[
+        str | None, typer.Argument(help="good or bad (with a THREAD_ID); with export, the JSONL file to write.")
+    ] = None,
+    reason: Annotated[str, typer.Option("--reason", "-r", help="Why (personal data is redacted).")] = "",
+    checkpoint: Annotated[
+        str | None, typer.Option("--checkpoint", help="Judge the answer at this checkpoint, not the latest.")
+    ] = None,
+    bad: Annotated[bool, typer.Option("--bad", help="list/export: only bad answers.")] = False,
+    good: Annotated[bool, typer.Option("--good", help="list/export: only good answers.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="list: at most N entries.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Say whether an answer was good or bad; list the verdicts; export bad answers as a golden set.
+
+    rag feedback THREAD_ID bad --reason "wrong year" · rag feedback list --bad ·
+    rag feedback export --bad golden.jsonl (question, bad answer, reason, passages; reference empty)
+    """
+    from cli import feedback_cmd
+    from components.stores.feedback import Verdict
+
+    if bad and good:
+        fail("give --bad or --good, not both", code=2)
+    only: Verdict | None = "bad" if bad else "good" if good else None
+    c = _components()
+    try:
+        if target == "list":
+            rows = feedback_cmd.listed(c, only, limit)
+            if as_json:
+                print_json(rows)
+            else:
+                feedback_cmd.show(rows)
+        elif target == "export":
+            if only is None or not verdict:
+                fail("export needs --bad (or --good) and a file: rag feedback export --bad golden.jsonl", code=2)
+                return
+            n = feedback_cmd.export(c, only, Path(verdict))
+            print_json({"exported": n, "path": verdict})
+        elif verdict not in ("good", "bad"):
+            fail(f"after the thread id give good or bad, e.g. rag feedback {target} bad --reason '...'", code=2)
+        else:
+            record = feedback_cmd.give(c, target, verdict, reason, checkpoint)
+            if as_json:
+                print_json(record)
+            else:
+                console.print(f"feedback {record['id']} ({record['verdict']}) on thread {target}", highlight=False)
+    except RAGError as e:
+        fail(str(e), as_json=as_json)
+
+
 eval_app = typer.Typer(no_args_is_help=True, help="Evaluation runs with RAGAS (pip install -e '.[eval]').")
 app.add_typer(eval_app, name="eval")
 

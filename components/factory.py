@@ -30,6 +30,7 @@ from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
 from components.stores.cache import CacheBackend
+from components.stores.feedback import FeedbackStore, sqlalchemy_url
 from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.qdrant import QdrantIndex
 from components.stores.sentences import SUFFIX, SentenceIndex
@@ -57,6 +58,7 @@ class Components:
         self._breakers: Breakers | None = None
         self._web = web
         self._cache: GPTCacheBackend | None = None
+        self._feedback: FeedbackStore | None = None
         self._router: ExemplarRouter | None = None
         self._known: dict[Any, tuple[Any, set[str], set[str]]] = {}
         self._tokenizer: Tokenizer | None = None
@@ -193,6 +195,14 @@ class Components:
             return self._cache
 
     @property
+    def feedback(self) -> FeedbackStore:
+        """Users' verdicts on answers: SQLite under ``DATA_DIR`` unless ``DATABASE_URL`` names a database."""
+        with self._lock:
+            if self._feedback is None:
+                self._feedback = FeedbackStore(sqlalchemy_url(self.settings.database_url, self.settings.data_dir))
+            return self._feedback
+
+    @property
     def calibration(self) -> Calibration:
         """The embedding model's thresholds for the non-LLM paths (warns once if it has none)."""
         return calibration_for(self.embedder.model_id)
@@ -230,6 +240,9 @@ class Components:
         if self._cache is not None:
             self._cache.close()
             self._cache = None
+        if self._feedback is not None:
+            self._feedback.close()
+            self._feedback = None
 
 
 @functools.cache

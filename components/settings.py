@@ -115,6 +115,11 @@ class Settings(BaseSettings):
         default=Path(".rag"),
         description="Folder for caches (BM25 index) and the conversation database.",
     )
+    database_url: str = Field(
+        default="",
+        description="A database for feedback (postgresql://user:pass@host/db; needs psycopg). Empty: SQLite "
+        "files under DATA_DIR.",
+    )
     chunk_size: int = Field(default=800, ge=100, le=20000, description="Chunk size, characters.")
     chunk_overlap: int = Field(default=120, ge=0, description="Overlap between chunks.")
 

@@ -985,6 +985,12 @@ def redact(text: str, entities: Sequence[PIIEntity]) -> str:
 _HONORIFIC_STRIP = re.compile(rf"^(?:{_TITLES_EN})\.?\s+|{_HONORIFICS_JA}$")
 
 
+def redact_personal_data(text: str, language: str | None = None) -> str:
+    """``text`` with the personal data the input rail redacts replaced by placeholders (for texts
+    that are stored but are not questions: feedback reasons)."""
+    return redact(text, detect_pii(text, language, entities=sorted(REDACTED_ENTITIES))) if text.strip() else text
+
+
 def canonical(entity_type: str, value: str) -> str:
     """One spelling per value, so the same data written two ways compares equal.
 

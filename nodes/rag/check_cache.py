@@ -54,12 +54,14 @@ def make(c: Components) -> Node:
         if not cacheable(state, ctx):
             return {"cache_hit": False}
 
-        def lookup() -> Any:
+        def lookup() -> tuple[Any, dict[str, Any]]:
             vector = c.embedder.encode_queries([cache_text(state)])[0]
-            return c.cache.lookup(vector, scope=cache_scope(c, state, ctx), threshold=ctx.cache_threshold)
+            entry = c.cache.lookup(vector, scope=cache_scope(c, state, ctx), threshold=ctx.cache_threshold)
+            index = c.index(ctx.collection or None)  # the answer is this version's (the scope says so)
+            return entry, {"collection": index.collection, "index_version": index.metadata().get("version", 0)}
 
         try:
-            entry = await asyncio.to_thread(lookup)
+            entry, trace = await asyncio.to_thread(lookup)
         except RAGError as e:  # the cache is an optimisation: a failure only costs the answer's time
             log_error("cache", "check_cache", state, e)
             return {"cache_hit": False}
@@ -69,6 +71,7 @@ def make(c: Components) -> Node:
         log.info("cache hit for request %s (similar to %r)", state.get("request_id"), entry.question[:80])
         return {
             **value,
+            "trace": trace,
             "cache_hit": True,
             "notes": [f"Answered from the cache (a similar question: {entry.question!r})."],
         }

@@ -46,7 +46,10 @@ def make(c: Components) -> Node:
         if state.get("mode") == "search":
             return out
         answer = state.get("answer") or ""
-        meta = {k: state.get(k) for k in ("sources", "route", "path", "confidence", "escalation", "cache_hit")}
+        keys = ("sources", "route", "path", "confidence", "escalation", "cache_hit", "request_id")
+        meta = {k: state.get(k) for k in keys}
+        # which corpus the answer came from: feedback on it is marked once the index moves on
+        meta["index_version"] = (state.get("trace") or {}).get("index_version")
         out["messages"] = [AIMessage(content=answer, response_metadata=meta)]
         if _worth_caching(state, ctx):
             value = {k: state.get(k) for k in CACHED_KEYS}

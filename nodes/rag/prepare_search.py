@@ -61,6 +61,7 @@ def make(c: Components) -> Node:
             "route": state.get("route") or "vector_search",
             "trace": {
                 "collection": index.collection,
+                "index_version": meta.get("version"),
                 "vector_size": meta.get("dim"),
                 "embedding_model": meta.get("embedding_model"),
                 "qdrant_filter": _filter_json(filters),
