@@ -8,7 +8,8 @@ no tokens, so its answer is printed when the run ends.
 
 The ``--json`` object is a contract for scripts and evaluation harnesses (see README):
 ``answer, sources, confidence, route, path, escalation, warnings, cache_hit, thread_id,
-request_id`` (+ ``steps`` and ``debug_info`` with ``--debug``).
+request_id, examples`` (+ ``steps`` and ``debug_info`` with ``--debug``); ``examples`` lists the
+answers rated good that the LLM generator was shown (``rag feedback``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,18 @@ log = logging.getLogger(__name__)
 
 ANSWER_NODES = frozenset({"generate_answer", "answer_directly"})  # nodes whose LLM tokens are the answer
 """The node whose LLM tokens are the answer (graders and rewriters stream nothing worth showing)."""
-JSON_KEYS = ("answer", "sources", "confidence", "route", "path", "escalation", "warnings", "cache_hit", "request_id")
+JSON_KEYS = (
+    "answer",
+    "sources",
+    "confidence",
+    "route",
+    "path",
+    "escalation",
+    "warnings",
+    "cache_hit",
+    "request_id",
+    "examples",
+)
 DEBUG_KEYS = ("steps", "debug_info")
 VERDICTS = (("context", "context_verdict"), ("hallucination", "hallucination"), ("answer", "answer_verdict"))
 REGENERATING = "[regenerating the answer]"
@@ -147,6 +159,7 @@ def report(out: dict[str, Any], thread_id: str, *, debug: bool) -> dict[str, Any
     data = {k: out.get(k) for k in JSON_KEYS}
     data["sources"] = data["sources"] or []
     data["warnings"] = data["warnings"] or []
+    data["examples"] = data["examples"] or []
     data["cache_hit"] = bool(data["cache_hit"])
     data["thread_id"] = thread_id
     if debug:

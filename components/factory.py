@@ -30,6 +30,8 @@ from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
 from components.stores.cache import CacheBackend
+from components.stores.examples import SUFFIX as EXAMPLES_SUFFIX
+from components.stores.examples import ExampleIndex
 from components.stores.feedback import FeedbackStore, sqlalchemy_url
 from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.qdrant import QdrantIndex
@@ -106,6 +108,11 @@ class Components:
         """The sentence vectors of a collection (its companion collection, on the same client)."""
         chunks = self.index(collection)
         return SentenceIndex(chunks, self.index(chunks.collection + SUFFIX), self.embedder)
+
+    def examples(self, collection: str | None = None) -> ExampleIndex:
+        """Answers rated good, as examples for the generator (a companion collection, same client)."""
+        chunks = self.index(collection)
+        return ExampleIndex(self.index(chunks.collection + EXAMPLES_SUFFIX), self.embedder)
 
     def payload_mirror(self, collection: str | None = None) -> BM25Index | None:
         """The loaded BM25 index when it holds the embedded store's current payloads, else None.

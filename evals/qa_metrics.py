@@ -18,12 +18,12 @@ sees). Citations (``[1]``) are removed from answers before any string comparison
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from components.text import messages
+from components.text.messages import strip_citations
 from evals.qa_dataset import QASample
 from evals.ragas_compat import load_ragas
 
@@ -33,14 +33,6 @@ if TYPE_CHECKING:
 
 #: a reference this short is a span the answer should contain (JSQuAD's answers are 1–20 characters)
 SHORT_SPAN = 40
-_CITATION = re.compile(r"\s*\[\d+(?:\s*[,，、]\s*\d+)*\]")
-_DECLINES = tuple(
-    m.rstrip("。.").casefold()
-    for table in (messages.NO_INFO, messages.FALLBACK, messages.NEEDS_MODEL, messages.REFUSAL)
-    for m in table.values()
-)
-
-
 @dataclass(frozen=True)
 class Answered:
     """What the graph gave for one question: the answer and the evidence it was drawn from."""
@@ -54,16 +46,9 @@ class Answered:
     declined: bool
 
 
-def strip_citations(text: str) -> str:
-    return _CITATION.sub("", text).strip()
-
-
 def is_decline(answer: str, escalated: bool) -> bool:
     """A fallback or "no information" answer: the graph gave up, or said the documents lack it."""
-    if escalated:
-        return True
-    text = strip_citations(answer).rstrip("。.").casefold()
-    return not text or any(text.startswith(d) for d in _DECLINES)
+    return escalated or messages.is_decline(answer)
 
 
 def match_ids(doc_ids: Sequence[str | None], sources: Sequence[str | None], gold: Sequence[str]) -> list[str]:

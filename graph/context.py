@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import string
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -114,6 +115,14 @@ class Context:
             "different-question pairs hit (evals/calibrate_cache.py)."
         },
     )
+    fewshot_threshold: float = field(
+        default=0.90,
+        metadata={
+            "description": "Cosine similarity above which a question rated good before (rag feedback ... good) "
+            "is shown to the LLM generator as an example; 1.0 turns examples off."
+        },
+    )
+    fewshot_max: int = field(default=2, metadata={"description": "Examples given to the LLM generator at most."})
     # --- grader thresholds (non-LLM paths) ---
     context_threshold: float = field(
         default=CONTEXT_THRESHOLD,
@@ -175,12 +184,23 @@ class Context:
                 raise ValueError(f"{name} must be between 0 and 10, not {getattr(self, name)}")
         if not 0 < self.cache_threshold <= 1:
             raise ValueError(f"cache_threshold must be in (0, 1], not {self.cache_threshold}")
+        if not 0 < self.fewshot_threshold <= 1 or not 0 <= self.fewshot_max <= 10:
+            raise ValueError(
+                f"fewshot_threshold must be in (0, 1] and fewshot_max in 0..10, not "
+                f"{self.fewshot_threshold} and {self.fewshot_max}"
+            )
         fusion_methods.get(self.fusion)  # ValueError naming the registered methods
         if self.top_k < 1 or self.candidates < 1 or self.parent_budget_tokens < 100:
             raise ValueError("top_k and candidates must be >= 1 and parent_budget_tokens >= 100")
         for f in fields(self):
             if "placeholders" in f.metadata:
                 _check_prompt(f.name, getattr(self, f.name), f.metadata["placeholders"], f.metadata["required"])
+
+    def audience(self) -> str:
+        """Who may share answers and examples: the tenant (or the user without one) and the access
+        groups they hold. Two runs with another audience never see each other's."""
+        who = f"tenant:{self.tenant}" if self.tenant else f"user:{self.user_id}"
+        return f"{who}|groups:{json.dumps(sorted(set(self.access_groups)), ensure_ascii=False)}"
 
     def custom_prompts(self) -> dict[str, str]:
         """The prompts this run changed from their defaults (they make its answers differ)."""

@@ -227,6 +227,8 @@ class OutputState(TypedDict, total=False):
     warnings: list[str]
     """Things the user should know (reranker skipped, no results, ...)."""
     cache_hit: bool
+    examples: list[dict[str, Any]]
+    """Answers rated good that the LLM generator was shown as examples: feedback_id, question, similarity."""
     timings_ms: Annotated[dict[str, float], merge_dicts]
     """Milliseconds per stage."""
     total: int

@@ -6,6 +6,8 @@ these are shown to people, and the graders recognise ``NO_INFO`` as "no answer".
 
 from __future__ import annotations
 
+import re
+
 LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
 
 NO_INFO = {"ja": "情報が見つかりませんでした。", "en": "No information found in the indexed documents."}
@@ -45,3 +47,23 @@ TOO_LONG = {
 def pick(texts: dict[str, str], language: str) -> str:
     """The text in the question's language, English when there is none."""
     return texts.get(language, texts["en"])
+
+
+_CITATION = re.compile(r"\s*\[\d+(?:\s*[,，、]\s*\d+)*\]")
+
+
+def strip_citations(text: str) -> str:
+    """``text`` without its ``[n]`` / ``[1, 2]`` citation markers."""
+    return _CITATION.sub("", text).strip()
+
+
+def is_decline(answer: str) -> bool:
+    """Whether an answer is one of ours that answers nothing: no information, the fallback, a
+    refusal, "needs a model" (in any language we speak), or empty."""
+    text = strip_citations(answer).rstrip("。.").casefold()
+    return not text or any(text.startswith(d) for d in _DECLINES)
+
+
+_DECLINES = tuple(
+    m.rstrip("。.").casefold() for table in (NO_INFO, FALLBACK, NEEDS_MODEL, REFUSAL) for m in table.values()
+)

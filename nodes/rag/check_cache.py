@@ -35,11 +35,9 @@ def cache_scope(c: Components, state: RAGState, ctx: Context) -> str:
     version = index.metadata().get("version", 0)
     filters = json.dumps(state.get("search_filters") or {}, sort_keys=True, ensure_ascii=False)
     top_k = state.get("top_k") or ctx.top_k
-    who = f"tenant:{ctx.tenant}" if ctx.tenant else f"user:{ctx.user_id}"
-    groups = json.dumps(sorted(set(ctx.access_groups)), ensure_ascii=False)
     scope = (
         f"{index.collection}|v{version}|{filters}|{state.get('mode', 'qa')}|{state.get('language')}|{top_k}"
-        f"|{who}|groups:{groups}"
+        f"|{ctx.audience()}"
     )
     custom = ctx.custom_prompts()
     if custom:  # a run with its own wording gets its own answers

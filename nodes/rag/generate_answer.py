@@ -21,7 +21,8 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.heuristics.extractive import extract_answer
-from components.resilience.errors import LLMUnavailable
+from components.resilience.errors import LLMUnavailable, RAGError
+from components.stores.examples import Example
 from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState, Source, language_of, prior_turns
@@ -83,8 +84,13 @@ def make(c: Components) -> Node:
         notes: list[str] = []
         if use_llm(c, ctx, "generator", ctx.generator_model) and passages:
             try:
-                answer = await _llm_answer(c, ctx, state, question, lang, passages)
-                return {"answer": answer, "sources": cited_sources(answer, passages), "path": "llm"}
+                examples = await asyncio.to_thread(_examples, c, ctx, question)
+                answer = await _llm_answer(c, ctx, state, question, lang, passages, examples)
+                used = [
+                    {"feedback_id": e.feedback_id, "question": e.question, "similarity": round(e.similarity, 4)}
+                    for e in examples
+                ]
+                return {"answer": answer, "sources": cited_sources(answer, passages), "path": "llm", "examples": used}
             except LLMUnavailable as e:  # down or breaker open: answer without it, now
                 log_error("llm", "generate_answer", state, e)
                 notes.append(f"The language model is unavailable ({e}); answered by extraction.")
@@ -110,14 +116,43 @@ def make(c: Components) -> Node:
     return generate_answer
 
 
+def _examples(c: Components, ctx: Context, question: str) -> list[Example]:
+    """Answers this audience rated good for questions close to this one (none when turned off).
+
+    A failure here costs only the examples: the answer does not depend on them.
+    """
+    if ctx.fewshot_max < 1 or ctx.fewshot_threshold >= 1.0:
+        return []
+    try:
+        vector = c.embedder.encode_queries([question])[0]
+        return c.examples(ctx.collection or None).similar(
+            vector, audience=ctx.audience(), threshold=ctx.fewshot_threshold, limit=ctx.fewshot_max
+        )
+    except RAGError as e:
+        log.warning("few-shot examples unavailable: %s", e)
+        return []
+
+
 async def _llm_answer(
-    c: Components, ctx: Context, state: RAGState, question: str, lang: str, passages: list[Passage]
+    c: Components,
+    ctx: Context,
+    state: RAGState,
+    question: str,
+    lang: str,
+    passages: list[Passage],
+    examples: list[Example],
 ) -> str:
     system = ctx.generate_prompt.format(
         language_name=messages.LANGUAGE_NAMES.get(lang, "the question's language"),
         no_info=messages.pick(messages.NO_INFO, lang),
         passages=numbered(_label(p) for p in passages),
     )
+    if examples:
+        shown = "\n\n".join(
+            prompts.FEWSHOT_EXAMPLE.format(question=e.question, answer=messages.strip_citations(e.answer))
+            for e in examples
+        )
+        system += "\n" + prompts.FEWSHOT_BLOCK.format(examples=shown)
     msgs: list[Any] = [SystemMessage(system), *prior_turns(state)[-4:], HumanMessage(question)]
     h = state.get("hallucination")
     if h is not None and not h["grounded"]:

@@ -45,6 +45,14 @@ Rules:
 Passages:
 {passages}"""
 
+FEWSHOT_BLOCK = """
+Answers users rated good for similar questions, as examples of the form they want (their facts are
+not evidence: cite only the passages above):
+{examples}"""
+
+FEWSHOT_EXAMPLE = """Q: {question}
+A: {answer}"""
+
 REGENERATE_NOTE = """Your previous answer contained statements the passages do not support:
 {unsupported}
 Answer again using only what the passages say."""

@@ -45,6 +45,7 @@ JSON_KEYS = {
     "cache_hit",
     "thread_id",
     "request_id",
+    "examples",
 }
 
 

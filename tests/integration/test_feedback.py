@@ -15,11 +15,14 @@ import pytest
 from components.factory import Components
 from components.stores.feedback import FeedbackError
 from evals.qa_dataset import load_qa
+from graph.context import Context
 from graph.feedback import give_feedback, golden_lines, review
 from graph.threads import open_rag_graph
 from tests.conftest import SAMPLE_VAULTS
-from tests.integration.helpers import ingest, sample_store
+from tests.fakes.ollama_server import Behaviour, ollama_server
+from tests.integration.helpers import ingest, sample_store, with_llm_server
 from tests.integration.test_cli_ask import MISO, MONSTERA, rag
+from tests.integration.test_qa_ollama import reply
 
 pytestmark = pytest.mark.integration
 
@@ -118,3 +121,49 @@ def test_the_command_gives_lists_and_exports_feedback(tmp_path: Path) -> None:
     unknown = rag(tmp_path, "feedback", "no-such-thread", "good", code=1)
     assert "no answer in thread 'no-such-thread'" in unknown.stderr
     rag(tmp_path, "feedback", tid, "meh", code=2)
+
+
+def generator_prompts(behaviour: Behaviour, since: int) -> list[str]:
+    """System prompts of the plain (answer) calls the test server received after request ``since``."""
+    calls = behaviour.chat_requests[since:]
+    return [str(p["messages"][0]["content"]) for p in calls if not isinstance(p.get("format"), dict)]
+
+
+def test_good_answers_become_examples_for_the_same_audience_and_say_so(store: tuple[Components, Path]) -> None:
+    base, _ = store
+    with ollama_server(Behaviour(chat_handler=reply)) as (url, behaviour):
+        c = with_llm_server(base, url)
+        alice, bob = Context(user_id="alice", cache=False), Context(user_id="bob", cache=False)
+
+        async def steps(graph: Any) -> dict[str, Any]:
+            def ask_as(ctx: Context, thread: str, question: str) -> Any:
+                return graph.ainvoke({"question": question}, {"configurable": {"thread_id": thread}}, context=ctx)
+
+            first = await ask_as(alice, "a1", MONSTERA)
+            good = await give_feedback(graph, c, "a1", "good", "clear and short", context=alice)
+            n = len(behaviour.chat_requests)
+            similar = await ask_as(alice, "a2", "When do I need to water my monstera?")
+            shown = generator_prompts(behaviour, n)
+            n = len(behaviour.chat_requests)
+            other_user = await ask_as(bob, "b1", "When do I need to water my monstera?")
+            not_shown = generator_prompts(behaviour, n)
+            unrelated = await ask_as(alice, "a3", MISO)
+            return {
+                "first": first,
+                "good": good,
+                "similar": similar,
+                "shown": shown,
+                "other": other_user,
+                "not_shown": not_shown,
+                "unrelated": unrelated,
+            }
+
+        r = run(c, steps)
+    assert r["first"]["path"] == "llm" and r["first"]["examples"] == []
+    [used] = r["similar"]["examples"]
+    assert used["feedback_id"] == r["good"].id and used["question"] == MONSTERA and used["similarity"] >= 0.9
+    assert r["shown"] and "Answers users rated good" in r["shown"][-1] and f"Q: {MONSTERA}" in r["shown"][-1]
+    assert r["first"]["answer"].replace(" [1]", "") in r["shown"][-1]  # the example's answer, citations removed
+    # another user (another audience) is never shown alice's examples; an unrelated question gets none
+    assert r["other"]["examples"] == [] and not any("rated good" in p for p in r["not_shown"])
+    assert r["unrelated"]["examples"] == []

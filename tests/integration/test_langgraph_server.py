@@ -45,6 +45,8 @@ def config_in(folder: Path) -> Path:
     config = json.loads((REPO / "langgraph.json").read_text(encoding="utf-8"))
     config["dependencies"] = [str((REPO / d).resolve()) for d in config.get("dependencies") or []]
     config["graphs"] = {name: str(REPO / spec.removeprefix("./")) for name, spec in config["graphs"].items()}
+    if "http" in config:
+        config["http"]["app"] = str(REPO / config["http"]["app"].removeprefix("./"))
     path = folder / "langgraph.json"
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path
@@ -147,5 +149,20 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path])
         messages = await thread_messages(client, tid)
         assert [m["type"] for m in messages] == ["human", "ai", "human", "ai"]
         assert [m["content"] for m in messages[::2]] == [MONSTERA, MISO]
+
+        # a chat app's verdict on the last answer, through the feedback route beside the graphs
+        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+            posted = await http.post("/feedback", json={"thread_id": tid, "verdict": "bad", "reason": "too long"})
+            assert posted.status_code == 201, f"{posted.text}\n{tail(log)}"
+            record = posted.json()
+            assert record["question"] == MISO and record["answer"] == final["answer"] and record["id"] == 1
+            assert record["request_id"] == final["request_id"] and record["checkpoint_id"]
+            listed = (await http.get("/feedback", params={"verdict": "bad"})).json()
+            assert [r["id"] for r in listed] == [1] and listed[0]["stale"] is False
+            missing = await http.post(
+                "/feedback", json={"thread_id": "00000000-0000-0000-0000-000000000000", "verdict": "good"}
+            )
+            assert missing.status_code == 404 and "error" in missing.json()
+            assert (await http.post("/feedback", json={"thread_id": tid, "verdict": "meh"})).status_code == 400
 
     asyncio.run(scenario())
