@@ -18,7 +18,7 @@ import pytest
 from components.factory import Components
 from evals.qa_report import compare, write_report
 from evals.qa_run import SAMPLES, RunMismatch, RunOptions, read_records, run_qa, summary_line
-from tests.conftest import SAMPLE_VAULTS
+from tests.conftest import REPO, SAMPLE_VAULTS
 from tests.fakes.ollama_server import Behaviour, ollama_server
 from tests.integration.helpers import sample_store
 from tests.integration.test_cli_ask import MISO, MONSTERA, rag
@@ -177,3 +177,18 @@ def test_the_command_runs_reports_and_names_a_malformed_line(tmp_path: Path) -> 
     summary = json.loads(rag(tmp_path, "eval", "qa", str(data), "--json").stdout)
     assert summary["aggregate"]["metrics"]["cites_gold"]["mean"] == 1.0
     assert Path(summary["files"]["markdown"]).is_file() and Path(summary["files"]["plot:latency"]).is_file()
+
+
+def test_the_sample_vault_set_runs_end_to_end(store: Components, tmp_path: Path) -> None:
+    """The README's evaluation example: every question of evals/data/vault_qa.jsonl answered and scored."""
+    data = REPO / "evals" / "data" / "vault_qa.jsonl"
+    out = report(store, RunOptions(dataset=data, out=tmp_path / "vault", progress=False))
+    agg = out["aggregate"]
+    assert agg["questions"] == 46 and agg["failed"] == 0
+    assert {s["extra"]["lang"] for s in out["samples"]} == {"ja", "en"}
+    assert agg["metrics"]["id_context_recall@5"]["mean"] == 1.0  # every gold note retrieved in the top 5
+    assert agg["metrics"]["cites_gold"]["n"] == 40 and agg["metrics"]["declined_correctly"]["n"] == 46
+    by_id = {s["id"]: s for s in out["samples"]}
+    assert by_id["fu-miso-boil"]["metrics"]["span_in_answer"] == 1.0  # a follow-up, answered in its thread
+    assert by_id["filt-double-fry"]["metrics"]["cites_gold"] == 1.0  # a filtered question
+    assert by_id["un-sapporo"]["declined"] and by_id["un-quantum"]["declined"]
