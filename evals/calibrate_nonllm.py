@@ -3,11 +3,19 @@
     python -m evals.calibrate_nonllm context   # fit grading.CONTEXT_* (logistic), held-out AUC/accuracy
     python -m evals.calibrate_nonllm route     # routing share to vector_search, labelled-set accuracy
     python -m evals.calibrate_nonllm prf       # BM25 nDCG@10 with and without PRF expansion
+    python -m evals.calibrate_nonllm answer FIT_REPORT.json [HELD_OUT_REPORT.json ...]
+                                               # fit grading's answer usefulness on `rag eval qa` reports
 
 Data: ``../shared/data/scifact`` (train) and ``../shared/data/jsquad`` (test, first 800 queries)
 and the benchmark stores that ``evals.retrieval`` builds under ``.rag/bench/<name>``. The chunk
 vectors and BM25 index are read from the store's files read-only (the embedded Qdrant keeps
 its points in ``storage.sqlite``), so this runs while a benchmark holds the store's lock.
+
+Answer usefulness data (``answer``), from ``rag eval qa`` reports (each names its store): every
+question with its own answer (useful) and with another random question's answer (not), answers
+that declined left out. Fitted on half of the first report's questions (hash of the id),
+evaluated on the other half and on every further report: the share of own and of others'
+answers that pass at p >= 0.5, against the question-answer cosine alone at 0.805.
 
 Context grading data, per query: positive = the query with the chunks of its judged relevant
 document; negative = the query with the top chunks (dense top 3 ∪ BM25 top 3) retrieved for a
@@ -236,13 +244,87 @@ def calibrate_prf() -> dict[str, Any]:
     return out
 
 
+def answer_rows(report: Path) -> list[dict[str, Any]]:
+    """(question, own answer) and (question, another's answer) pairs of one report, with features."""
+    from components.factory import Components
+    from components.heuristics.grading import answer_sentences
+    from components.settings import Settings
+    from components.text.messages import is_decline, strip_citations
+
+    data = json.loads(report.read_text(encoding="utf-8"))
+    cfg = data["configuration"]
+    settings = Settings(
+        qdrant_path=Path(cfg["store"]), data_dir=Path(cfg["data_dir"]), collection=cfg["collection"], _env_file=None
+    )  # type: ignore[call-arg]
+    c = Components(settings)
+    tok, idf = c.tokenizer, c.bm25(None).idf
+    answered = [s for s in data["samples"] if not s.get("error") and not is_decline(s["answer"])]
+    rng = random.Random(0)
+
+    def features(question: str, answer: str) -> tuple[float, float] | None:
+        sents = answer_sentences(answer)
+        if not sents:
+            return None
+        v = c.embedder.encode_queries([question, *sents])
+        w = np.array([len(x) for x in sents], dtype=np.float32)
+        cos = float((v[1:] @ v[0]) @ w / w.sum())
+        terms = tok(question)
+        cov = term_coverage(terms, strip_citations(answer), tokenize=tok, weights=term_weights(terms, idf))
+        return cos, cov
+
+    rows: list[dict[str, Any]] = []
+    for s in answered:
+        other = rng.choice([x for x in answered if x["id"] != s["id"]])
+        for useful, answer in ((1, s["answer"]), (0, other["answer"])):
+            f = features(s["question"], answer)
+            if f is not None:
+                rows.append({"id": str(s["id"]), "useful": useful, "cos": f[0], "cov": f[1]})
+    c.close()
+    return rows
+
+
+def calibrate_answer(reports: list[Path]) -> dict[str, Any]:
+    fit_rows = answer_rows(reports[0])
+    train = [r for r in fit_rows if not held_out(r["id"])]
+    x = np.array([[r["cos"], r["cov"]] for r in train])
+    w = fit_logistic(x, np.array([r["useful"] for r in train], dtype=float))
+
+    def shares(rows: list[dict[str, Any]]) -> dict[str, float]:
+        xb = np.array([[1.0, r["cos"], r["cov"]] for r in rows])
+        y = np.array([r["useful"] for r in rows])
+        p = 1.0 / (1.0 + np.exp(-(xb @ w)))
+        cos = xb[:, 1]
+        return {
+            "pairs": len(rows),
+            "auc": round(auc(p, y), 4),
+            "own_pass": round(float(np.mean(p[y == 1] >= 0.5)), 4),
+            "others_pass": round(float(np.mean(p[y == 0] >= 0.5)), 4),
+            "cosine_0.805_own_pass": round(float(np.mean(cos[y == 1] >= 0.805)), 4),
+            "cosine_0.805_others_pass": round(float(np.mean(cos[y == 0] >= 0.805)), 4),
+        }
+
+    out: dict[str, Any] = {
+        "coefficients": {"b0": round(float(w[0]), 2), "b_cos": round(float(w[1]), 2), "b_cov": round(float(w[2]), 2)},
+        "held_out_half": shares([r for r in fit_rows if held_out(r["id"])]),
+    }
+    for extra in reports[1:]:
+        out[str(extra)] = shares(answer_rows(extra))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["context", "route", "prf"])
+    ap.add_argument("what", choices=["context", "route", "prf", "answer"])
+    ap.add_argument("reports", nargs="*", type=Path, help="answer: rag eval qa report.json files (fit on the first)")
     ap.add_argument("--report", type=Path, default=REPORT)
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    result = {"context": calibrate_context, "route": calibrate_route, "prf": calibrate_prf}[args.what]()
+    if args.what == "answer":
+        if not args.reports:
+            ap.error("answer needs at least one report.json of `rag eval qa`")
+        result = calibrate_answer(args.reports)
+    else:
+        result = {"context": calibrate_context, "route": calibrate_route, "prf": calibrate_prf}[args.what]()
     report = json.loads(args.report.read_text()) if args.report.exists() else {}
     report[args.what] = result
     args.report.parent.mkdir(parents=True, exist_ok=True)

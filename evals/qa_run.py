@@ -95,6 +95,7 @@ def configuration(c: Components, opts: RunOptions, judge: Judge | None) -> dict[
         "k": opts.k,
         "cache": opts.cache,
         "store": s.qdrant_url or str(s.qdrant_path),
+        "data_dir": str(s.data_dir),
     }
 
 

@@ -141,8 +141,8 @@ class Context:
     answer_threshold: float | None = field(
         default=None,
         metadata={
-            "description": "Question-answer cosine above which an answer counts as useful; "
-            "empty: the embedding model's calibrated value."
+            "description": "Probability of usefulness (the embedding model's calibrated logistic model of "
+            "question-answer cosine and term coverage) an answer must reach; empty: 0.5."
         },
     )
     # --- loop caps ---

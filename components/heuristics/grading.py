@@ -277,15 +277,21 @@ def grade_answer(
     answer: str,
     *,
     embed: Embed | None,
+    tokenize: Callable[[str], list[str]],
+    idf: Mapping[str, float],
     calibration: Calibration = FALLBACK,
     threshold: float | None = None,
 ) -> AnswerGrade:
-    """Question–answer similarity; "no information" answers are not useful.
+    """Whether the answer addresses the question: p(useful) from the question–answer cosine and
+    the idf-weighted share of the question's terms the answer holds; "no information" answers
+    are not useful.
 
-    The similarity is the mean of the question's cosines to the answer's sentences, weighted by
-    sentence length: an extractive answer's sentences were embedded (and cached) while
-    extracting, so grading embeds nothing new. ``threshold`` defaults to the model's
-    ``answer_cosine``; the reported score maps ``answer_floor``..``answer_ceil`` onto 0..1.
+    The cosine is the mean of the question's cosines to the answer's sentences, weighted by
+    sentence length (an extractive answer's sentences were embedded while extracting, so grading
+    embeds nothing new). Coverage carries most of the weight: another question's answer is often
+    as close in cosine (e5 puts unrelated text near 0.8) but shares almost none of the terms
+    (coefficients and figures: ``components/models/calibration.py``). ``threshold`` is the
+    probability to reach (default 0.5).
 
     ``embed`` as for ``check_support`` (symmetric; with ``Embedder.encode_queries`` the question
     and an extractive answer's sentences come from its cache). Without it, any non-empty answer
@@ -302,8 +308,15 @@ def grade_answer(
     v = np.asarray(embed([question, *sents]), dtype=np.float32)
     weights = np.array([len(s) for s in sents], dtype=np.float32)
     cos = float((v[1:] @ v[0]) @ weights / weights.sum())
+    q_terms = tokenize(question)
+    # a question of stop words only has no term to miss
+    cov = (
+        term_coverage(q_terms, " ".join(sents), tokenize=tokenize, weights=term_weights(q_terms, idf))
+        if q_terms
+        else 1.0
+    )
     cal = calibration
-    threshold = cal.answer_cosine if threshold is None else threshold
-    score = min(1.0, max(0.0, (cos - cal.answer_floor) / (cal.answer_ceil - cal.answer_floor)))
-    useful = cos >= threshold
-    return AnswerGrade(useful, round(score, 4), f"question-answer similarity {cos:.3f} vs threshold {threshold}")
+    p = _sigmoid(cal.answer_b0 + cal.answer_b_cos * cos + cal.answer_b_cov * cov)
+    threshold = 0.5 if threshold is None else threshold
+    reason = f"p(useful)={p:.2f} from question-answer cosine {cos:.3f} and {cov:.0%} of the question's terms"
+    return AnswerGrade(p >= threshold, round(p, 4), f"{reason} vs threshold {threshold}")

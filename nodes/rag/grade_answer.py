@@ -48,6 +48,8 @@ def make(c: Components) -> Node:
                 raw_words(state, question),
                 answer,
                 embed=c.embedder.encode_queries,
+                tokenize=c.tokenizer,
+                idf=c.bm25(ctx.collection or None).idf,
                 calibration=c.calibration,
                 threshold=ctx.answer_threshold,
             )

@@ -104,13 +104,12 @@ def test_answer_grading_embeds_nothing_that_extraction_embedded(store: Any) -> N
     c.embedder.clear_query_cache()
     ex = extract_answer(question, passages, tokenize=c.tokenizer, idf=c.bm25().idf, embed=c.embedder.encode_queries)
     assert "[1]" in ex.answer and "top" in ex.answer
+    kw = {"embed": c.embedder.encode_queries, "tokenize": c.tokenizer, "idf": c.bm25().idf}
     with EmbeddedTexts(c) as embedded:
-        verdict = grading.grade_answer(question, ex.answer, embed=c.embedder.encode_queries)
+        verdict = grading.grade_answer(question, ex.answer, **kw)
     assert embedded == []
     assert verdict.useful, verdict.reason
-    off_topic = grading.grade_answer(
-        "What is the budget of the autumn festival?", ex.answer, embed=c.embedder.encode_queries
-    )
+    off_topic = grading.grade_answer("What is the budget of the autumn festival?", ex.answer, **kw)
     assert not off_topic.useful, off_topic.reason
 
 

@@ -131,13 +131,13 @@ def test_support_passes_copied_answers_and_catches_invented_sentences(c: Compone
 
 
 def test_answer_grade_prefers_answers_to_no_information(c: Components) -> None:
-    embed = c.embedder.encode_queries
+    kw = {"embed": c.embedder.encode_queries, "tokenize": c.tokenizer, "idf": c.bm25().idf}
     answer, _ = extract(c, QUESTIONS[8])
-    assert grade_answer(QUESTIONS[8], answer, embed=embed).useful
-    assert not grade_answer(QUESTIONS[8], NO_INFO["en"], embed=embed).useful
-    assert not grade_answer(QUESTIONS[0], NO_INFO["ja"], embed=embed).useful
-    off_topic = grade_answer(QUESTIONS[8], "Karaage is marinated in soy sauce and ginger.", embed=embed)
-    assert off_topic.score < grade_answer(QUESTIONS[8], answer, embed=embed).score
+    assert grade_answer(QUESTIONS[8], answer, **kw).useful
+    assert not grade_answer(QUESTIONS[8], NO_INFO["en"], **kw).useful
+    assert not grade_answer(QUESTIONS[0], NO_INFO["ja"], **kw).useful
+    off_topic = grade_answer(QUESTIONS[8], "Karaage is marinated in soy sauce and ginger.", **kw)
+    assert not off_topic.useful and off_topic.score < grade_answer(QUESTIONS[8], answer, **kw).score
 
 
 def test_router_sends_chit_chat_and_news_away_and_questions_to_the_notes(c: Components) -> None:

@@ -390,7 +390,7 @@ def test_corrective_rag_goes_to_the_web_when_the_context_is_not_relevant(store: 
 
 
 def test_grader_thresholds_are_run_knobs(store: Components) -> None:
-    strict = Context(answer_threshold=0.99, max_answer_rewrites=1, cache=False)
+    strict = Context(answer_threshold=1.0, max_answer_rewrites=1, cache=False)  # p(useful) never reaches 1
     out = ask(store, MONSTERA, strict, **DEBUG)
     assert out["answer"] == messages.FALLBACK["en"] and out["escalation"]["answer_failures"] == 2
     lenient = ask(

@@ -11,6 +11,7 @@ from components.heuristics import grading
 from components.heuristics.routing import ExemplarRouter
 from components.models import calibration
 from components.models.calibration import MULTILINGUAL_E5_SMALL, Calibration
+from components.text.tokenizer import Tokenizer
 
 
 def test_default_model_has_its_own_calibration(caplog: pytest.LogCaptureFixture) -> None:
@@ -37,20 +38,24 @@ def _unit(v: list[float]) -> np.ndarray:
     return a / np.linalg.norm(a)
 
 
-def test_answer_grade_follows_the_models_threshold() -> None:
-    # question and answer at cosine 0.6: useful in a space whose threshold is 0.5, not in e5's
-    q, a = _unit([1.0, 0.0]), _unit([0.6, 0.8])
+def test_answer_grade_follows_the_models_coefficients() -> None:
+    # an answer sharing no term with the question: not useful with e5's coefficients, useful in a
+    # model whose calibration leans on the cosine alone
+    q, a = _unit([1.0, 0.0]), _unit([0.9, 0.436])
 
     def embed(texts: list[str]) -> np.ndarray:
         return np.stack([q] + [a] * (len(texts) - 1))
 
-    loose = Calibration(
-        **{**MULTILINGUAL_E5_SMALL.__dict__, "answer_cosine": 0.5, "answer_floor": 0.3, "answer_ceil": 0.7}
+    tok = Tokenizer()
+    cosine_only = Calibration(
+        **{**MULTILINGUAL_E5_SMALL.__dict__, "answer_b0": -8.0, "answer_b_cos": 10.0, "answer_b_cov": 0.0}
     )
-    assert grading.grade_answer("Why?", "Because of this.", embed=embed, calibration=loose).useful
-    assert not grading.grade_answer("Why?", "Because of this.", embed=embed).useful
-    # an explicit threshold (Context.answer_threshold) wins over the calibration
-    assert not grading.grade_answer("Why?", "Because of this.", embed=embed, calibration=loose, threshold=0.7).useful
+    kw = {"embed": embed, "tokenize": tok, "idf": {}}
+    assert grading.grade_answer("Why rain?", "Because of clouds.", calibration=cosine_only, **kw).useful
+    assert not grading.grade_answer("Why rain?", "Because of clouds.", **kw).useful
+    # an explicit threshold (Context.answer_threshold) wins over the calibration's 0.5
+    strict = grading.grade_answer("Why rain?", "Because of clouds.", calibration=cosine_only, threshold=0.9999, **kw)
+    assert not strict.useful
 
 
 def test_context_relevance_uses_the_models_coefficients() -> None:
