@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 #: a reference this short is a span the answer should contain (JSQuAD's answers are 1–20 characters)
 SHORT_SPAN = 40
+
+
 @dataclass(frozen=True)
 class Answered:
     """What the graph gave for one question: the answer and the evidence it was drawn from."""
