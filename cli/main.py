@@ -108,6 +108,16 @@ def search(
     fmt: Annotated[str, typer.Option("--format", help="text, json, markdown, brief or citations.")] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Timings, Qdrant filter, per-retriever ranks.")] = False,
+    min_score: Annotated[
+        float | None,
+        typer.Option(
+            "--min-score",
+            min=0.0,
+            max=1.0,
+            help="Least score (probability of relevance) a result needs; 0 shows the closest chunks "
+            "even when none looks relevant. Default: Context.min_score (0.5). --batch applies none.",
+        ),
+    ] = None,
     group: Annotated[bool, typer.Option("--group-by-document", help="One entry per document.")] = False,
     also: Annotated[list[str], typer.Option("--also", help="Another phrasing to search too (repeat).")] = [],  # noqa: B006
     output: Annotated[Path | None, typer.Option("--output", help="Write the output to this file.")] = None,
@@ -120,7 +130,8 @@ def search(
         list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
     ] = [],  # noqa: B006
 ) -> None:
-    """Hybrid search (dense + BM25 fused with RRF, then rerank): ranked chunks with sources."""
+    """Hybrid search (dense + BM25, fused, reranked when a cross-encoder is set): ranked chunks with
+    sources, each scored by the probability that it is relevant; nothing when nothing is."""
     from cli import search_cmd
 
     fmt = "json" if as_json else fmt
@@ -160,6 +171,7 @@ def search(
             },
             collection,
             groups,
+            min_score,
         )
     except RAGError as e:
         fail(str(e), as_json=machine)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import sys
@@ -75,12 +76,17 @@ def build_filters(
 
 
 async def run_search(
-    graph: Any, payload: dict[str, Any], collection: str | None, groups: Sequence[str] = ()
+    graph: Any,
+    payload: dict[str, Any],
+    collection: str | None,
+    groups: Sequence[str] = (),
+    min_score: float | None = None,
 ) -> dict[str, Any]:
     t0 = time.perf_counter()
-    out: dict[str, Any] = await graph.ainvoke(
-        {"mode": "search", **payload}, context=Context(collection=collection or "", access_groups=tuple(groups))
-    )
+    ctx = Context(collection=collection or "", access_groups=tuple(groups))
+    if min_score is not None:
+        ctx = dataclasses.replace(ctx, min_score=min_score)
+    out: dict[str, Any] = await graph.ainvoke({"mode": "search", **payload}, context=ctx)
     timings = dict(out.get("timings_ms") or {})
     timings["total"] = (time.perf_counter() - t0) * 1000
     out["timings_ms"] = {k: round(v, 2) for k, v in timings.items()}
@@ -88,10 +94,14 @@ async def run_search(
 
 
 def search(
-    c: Components, payload: dict[str, Any], collection: str | None, groups: Sequence[str] = ()
+    c: Components,
+    payload: dict[str, Any],
+    collection: str | None,
+    groups: Sequence[str] = (),
+    min_score: float | None = None,
 ) -> dict[str, Any]:
     graph = build_rag_graph(c)
-    out = asyncio.run(run_search(graph, payload, collection, groups))
+    out = asyncio.run(run_search(graph, payload, collection, groups, min_score))
     report = {
         "query": payload.get("question") or "",
         "results": out.get("results") or [],
@@ -194,8 +204,10 @@ def _debug_text(report: dict[str, Any]) -> str:
         "  timings ms: " + ", ".join(f"{k} {v:.1f}" for k, v in (report.get("timings_ms") or {}).items()),
     ]
     for r in _chunks(report):
-        ranks = ", ".join(f"{k} #{v} ({r['retriever_scores'].get(k, 0):.3f})" for k, v in r["ranks"].items())
-        out.append(f"  [{r['rank']}] {r['chunk_id']}: {ranks or 'reranked'}")
+        rs = r.get("retriever_scores") or {}
+        ranks = ", ".join(f"{k} #{v} ({rs.get(k, 0):.3f})" for k, v in r["ranks"].items())
+        own = " · ".join(f"{k} {rs[k]:.3f}" for k in ("rerank", "ranker", "relevance") if k in rs)
+        out.append(f"  [{r['rank']}] {r['chunk_id']}: {ranks or 'reranked'}" + (f" · {own}" if own else ""))
     return "\n".join(out)
 
 
@@ -217,7 +229,11 @@ def batch(
     collection: str | None,
     groups: Sequence[str] = (),
 ) -> int:
-    """The evaluation contract: one JSON line per query with up to k distinct documents."""
+    """The evaluation contract: one JSON line per query with up to k distinct documents.
+
+    Rankings keep their depth (no minimum score): a metric such as nDCG@k expects k documents, and
+    the minimum would cost SciFact train 0.012 nDCG@10 (docs/decisions/0014).
+    """
     graph = build_rag_graph(c)
     lines = queries_file.read_text(encoding="utf-8").splitlines()
     count = 0
@@ -237,6 +253,7 @@ def batch(
                 {"question": text, "top_k": min(1000, max(50, 5 * k)), "filters": filters, "group_by_document": True},
                 collection,
                 groups,
+                min_score=0.0,
             )
             docs = [
                 {

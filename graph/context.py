@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from components.heuristics.grading import CONTEXT_THRESHOLD
+from components.heuristics.relevance import MIN_SCORE
 from components.retrieval import fusion as fusion_methods
 from nodes.rag import prompts
 
@@ -56,8 +57,14 @@ class Context:
         default=True, metadata={"description": "Rerank with the cross-encoder when one is configured."}
     )
     rerank_candidates: int = field(default=30, metadata={"description": "Fused candidates the cross-encoder rescores."})
-    score_threshold: float = field(
-        default=0.0, metadata={"description": "Drop results whose 0..1 score is below this."}
+    min_score: float = field(
+        default=MIN_SCORE,
+        metadata={
+            "description": "Search only: the least score a result needs. Scores are the probability "
+            "that a result is relevant (the embedding model's calibrated model, the same for every "
+            "query); 0 shows the closest chunks even when none is likely relevant. Q&A grades its "
+            "context with context_threshold instead."
+        },
     )
     user_id: str = field(
         default="",
@@ -189,6 +196,8 @@ class Context:
                 f"fewshot_threshold must be in (0, 1] and fewshot_max in 0..10, not "
                 f"{self.fewshot_threshold} and {self.fewshot_max}"
             )
+        if not 0 <= self.min_score <= 1:
+            raise ValueError(f"min_score must be in 0..1 (a probability of relevance), not {self.min_score}")
         fusion_methods.get(self.fusion)  # ValueError naming the registered methods
         if self.top_k < 1 or self.candidates < 1 or self.parent_budget_tokens < 100:
             raise ValueError("top_k and candidates must be >= 1 and parent_budget_tokens >= 100")

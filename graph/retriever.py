@@ -56,7 +56,7 @@ class GraphRetriever(BaseRetriever):
     collection: str = Field(default="", description="Collection to search; empty means the Context's, then COLLECTION.")
     context: Context = Field(
         default_factory=Context,
-        description="Run-time knobs (fusion, rerank, score_threshold, ...): a Context or a dict of its fields.",
+        description="Run-time knobs (fusion, rerank, min_score, ...): a Context or a dict of its fields.",
     )
     _owned: Components | None = PrivateAttr(default=None)
 

@@ -129,7 +129,7 @@ def grade_context(
         dense.append(float(d) if isinstance(d, (int, float)) else None)
     missing = [i for i, d in enumerate(dense) if d is None]
     if missing and question_vector is not None and embed is not None:
-        texts = [_chunk_text(top[i]) for i in missing]
+        texts = [chunk_text(top[i]) for i in missing]
         vecs = np.asarray(embed(texts), dtype=np.float32)
         q = np.asarray(question_vector, dtype=np.float32).ravel()
         for i, v in zip(missing, vecs @ q, strict=True):
@@ -142,7 +142,7 @@ def grade_context(
     covs: list[float] = []
     weights = term_weights(q_terms, idf)
     for r, d in zip(top, dense, strict=True):
-        cov = term_coverage(q_terms, _chunk_text(r), tokenize=tok, weights=weights)
+        cov = term_coverage(q_terms, chunk_text(r), tokenize=tok, weights=weights)
         covs.append(cov)
         scores.append(chunk_relevance(d if d is not None else bound, cov, calibration))
     best = max(range(len(scores)), key=lambda i: scores[i])
@@ -156,7 +156,9 @@ def grade_context(
     return ContextGrade(p >= threshold, round(p, 4), [round(s, 4) for s in scores], reason)
 
 
-def _chunk_text(r: Mapping[str, Any]) -> str:
+def chunk_text(r: Mapping[str, Any]) -> str:
+    """A result's text with its title in front (the title is often the only place a note names
+    its subject), as the relevance model was fitted."""
     title = r.get("title") or ""
     text = str(r.get("text") or "")
     return f"{title}\n{text}" if title and title not in text[: len(title) + 5] else text

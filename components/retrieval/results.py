@@ -9,7 +9,8 @@ from components.stores.bm25 import BM25Index
 
 
 def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Results grouped per document: best score first, the matching chunks in rank order."""
+    """Results grouped per document, in the order of each document's best-ranked chunk (the
+    ranker's order: calibrated scores can tie), the matching chunks in rank order."""
     groups: dict[str, dict[str, Any]] = {}
     for r in hits:
         g = groups.setdefault(
@@ -18,7 +19,7 @@ def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
         )
         g["score"] = max(g["score"], r["score"])
         g["chunks"].append(r)
-    out = sorted(groups.values(), key=lambda g: (-g["score"], str(g["doc_id"])))
+    out = list(groups.values())  # dicts keep insertion order: the first chunk seen is the best ranked
     for i, g in enumerate(out, start=1):
         g["rank"] = i
     return out

@@ -17,9 +17,10 @@ import logging
 import os
 import pickle
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -132,8 +133,9 @@ class BM25Index:
         return out
 
     @property
-    def idf(self) -> dict[str, float]:
-        return dict(self._bm25.idf) if self._bm25 else {}
+    def idf(self) -> Mapping[str, float]:
+        """Each term's idf, read-only and not copied: graders read it on every request."""
+        return MappingProxyType(self._bm25.idf) if self._bm25 else MappingProxyType({})
 
     def _accumulate(self, query_tokens: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
         """Scores of every chunk (zeros where no term matched) and the chunks that matched."""

@@ -44,6 +44,19 @@ TOO_LONG = {
 }
 
 
+NOTHING_RELEVANT = {
+    "ja": "関連しそうな結果はありませんでした。最も近いチャンクのスコアは {best:.2f} で、最低スコア {minimum:g}"
+    "（結果が関連している確率）を下回りました。別の語や少ない語、ノートで使っている言葉（または英語）で"
+    "検索するか、フィルタを減らすか、最低スコアを 0 にして（`rag search --min-score 0`、Context.min_score）"
+    "最も近いチャンクを表示してください。",
+    "en": "Nothing in the index looks relevant: the closest chunk scored {best:.2f}, below the minimum "
+    "score {minimum:g} (a score is the probability that a result is relevant). Try other or fewer "
+    "words, the terms your notes use (or their other language), fewer filters, or a minimum of 0 "
+    "(`rag search --min-score 0`, Context.min_score) to see the closest chunks anyway.",
+}
+"""Search found chunks, but none scored the minimum: why the result is empty, and what to try."""
+
+
 def pick(texts: dict[str, str], language: str) -> str:
     """The text in the question's language, English when there is none."""
     return texts.get(language, texts["en"])

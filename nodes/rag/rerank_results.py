@@ -9,15 +9,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.heuristics.relevance import along_ranking, relevance
 from components.retrieval.hits import HitRecord
 from components.retrieval.results import explain_empty, group_by_document
+from components.text.messages import NOTHING_RELEVANT, pick
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import RAGState, language_of
 from nodes.rag.common import hit_to_result, run_filters
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import raw_words, screen_candidates
@@ -62,23 +65,29 @@ def finish(
     notes: list[str],
     timings: dict[str, float],
 ) -> dict[str, Any]:
-    """Top-k results with metadata, threshold, grouping, empty-result reasons and debug info."""
+    """Top-k results with calibrated scores, the minimum score, grouping, empty-result reasons, debug."""
     top_k = int(state.get("top_k") or ctx.top_k)
     if state.get("mode") != "search":  # Q&A: chunks carrying instructions never reach a model
         candidates, withheld = screen_candidates(candidates)
         notes.extend(withheld)
-    kept = [h for h in candidates if h["score"] >= ctx.score_threshold]
-    if candidates and not kept:
-        notes.append(
-            f"All {len(candidates)} candidates scored below score_threshold={ctx.score_threshold}; "
-            f"lower it to see them (best was {candidates[0]['score']:.3f})."
-        )
     results = [
         hit_to_result(
             i + 1, h["payload"], h["score"], ranks=h.get("ranks") or {}, retriever_scores=h.get("scores") or {}
         )
-        for i, h in enumerate(kept[:top_k])
+        for i, h in enumerate(candidates[:top_k])
     ]
+    question = state.get("question") or ""
+    if question and results:
+        t0 = time.perf_counter()
+        phrasings = [raw_words(state, q) for q in [question, *(state.get("queries") or [])]]
+        _calibrate(c, ctx, phrasings, results)
+        timings["relevance"] = (time.perf_counter() - t0) * 1000
+        if state.get("mode") == "search":
+            kept = [r for r in results if r["score"] >= ctx.min_score]
+            if not kept:
+                best = results[0]["score"]
+                notes.append(pick(NOTHING_RELEVANT, language_of(state)).format(best=best, minimum=ctx.min_score))
+            results = kept
     if not results and candidates == [] and state.get("question"):
         filters = run_filters(c, state, ctx)
         try:
@@ -99,6 +108,21 @@ def finish(
     if state.get("debug"):
         out["debug_info"] = {**(state.get("trace") or {}), "retrievers": sorted(set(state.get("retrievers") or []))}
     return out
+
+
+def _calibrate(c: Components, ctx: Context, phrasings: list[str], results: list[dict[str, Any]]) -> None:
+    """Give each result its calibrated score (components/heuristics/relevance.py), in place; the
+    ranker's score stays in ``retriever_scores`` as ``ranker`` and the result's own p(relevant) as
+    ``relevance``."""
+    try:
+        idf: Mapping[str, float] | None = c.bm25(ctx.collection or None).idf
+    except Exception as e:  # BM25 unreadable: every term weighs the same, scores stay 0..1
+        log.warning("scoring relevance without term weights: %s", e)
+        idf = None
+    own = relevance(phrasings, results, tokenize=c.tokenizer, idf=idf, calibration=c.calibration)
+    for r, p, s in zip(results, own, along_ranking(own), strict=True):
+        r["retriever_scores"] = {**r["retriever_scores"], "ranker": r["score"], "relevance": round(p, 6)}
+        r["score"] = round(s, 6)
 
 
 rerank_failed = Fallback(

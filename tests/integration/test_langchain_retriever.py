@@ -81,7 +81,7 @@ def graph_ranking(results: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     ("query", "filters"),
     [
         (WATER, {}),
-        (WATER, {"vaults": ["research"]}),
+        ("What does the k in RRF do?", {"vaults": ["research"]}),
         ("fusing ranked lists", {"where": [{"key": "metadata.status", "op": "eq", "value": "evergreen"}]}),
         ("味噌を入れるタイミング", {"language": "ja", "tags": ["料理"]}),
     ],
@@ -97,17 +97,24 @@ def test_retriever_returns_what_search_mode_returns(store: Components, query: st
 
 def test_filters_change_what_the_retriever_returns(store: Components) -> None:
     everywhere = GraphRetriever.from_components(store, top_k=3).invoke(WATER)
-    research = GraphRetriever.from_components(store, top_k=3, filters={"vaults": ["research"]}).invoke(WATER)
     assert everywhere[0].metadata["title"] == "Monstera Care"
+    # no research note is about watering: the closest ones show only when asked for (min_score 0)
+    assert GraphRetriever.from_components(store, top_k=3, filters={"vaults": ["research"]}).invoke(WATER) == []
+    closest = {"min_score": 0.0}
+    research = GraphRetriever.from_components(store, top_k=3, filters={"vaults": ["research"]}, context=closest).invoke(
+        WATER
+    )
     assert research and {d.metadata["vault"] for d in research} == {"research"}
     evergreen = GraphRetriever.from_components(
-        store, filters={"where": [{"key": "metadata.status", "op": "eq", "value": "evergreen"}]}
+        store, filters={"where": [{"key": "metadata.status", "op": "eq", "value": "evergreen"}]}, context=closest
     ).invoke(WATER)
     assert evergreen and {d.metadata["title"] for d in evergreen} == {"Hybrid Search Reading Notes"}
 
 
 def test_documents_carry_score_source_ids_rank_and_payload_metadata(store: Components) -> None:
-    docs = GraphRetriever.from_components(store, top_k=5).invoke("Why fuse dense vectors and BM25? error codes")
+    docs = GraphRetriever.from_components(store, top_k=5, context={"min_score": 0.0}).invoke(
+        "Why fuse dense vectors and BM25? error codes"
+    )
     assert [d.metadata["rank"] for d in docs] == [1, 2, 3, 4, 5]
     scores = [d.metadata["score"] for d in docs]
     assert scores == sorted(scores, reverse=True) and 0 < scores[-1] <= scores[0] <= 1
@@ -137,8 +144,9 @@ def test_context_overrides_reach_the_run(store: Components) -> None:
     rrf = GraphRetriever.from_components(store, top_k=4, context={"fusion": "rrf"}).invoke(WATER)
     assert ranking(rrf) == graph_ranking(search(store, Context(fusion="rrf"), question=WATER, top_k=4))
     convex = GraphRetriever.from_components(store, top_k=4).invoke(WATER)
-    assert [d.metadata["score"] for d in rrf] != [d.metadata["score"] for d in convex]
-    high = GraphRetriever.from_components(store, context=Context(score_threshold=0.999)).invoke(WATER)
+    ranker = [d.metadata["retriever_scores"]["ranker"] for d in rrf]
+    assert ranker != [d.metadata["retriever_scores"]["ranker"] for d in convex]
+    high = GraphRetriever.from_components(store, context=Context(min_score=0.999)).invoke(WATER)
     assert len(high) < len(convex)
     with pytest.raises(CollectionNotFound, match="rag ingest"):
         GraphRetriever.from_components(store, collection="missing").invoke(WATER)

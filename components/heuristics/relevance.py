@@ -1,0 +1,75 @@
+"""The score users see: the probability that a result is relevant, the same scale for every query.
+
+Fused and reranked scores only order one query's results (convex fusion min-max-scales each
+list, so the best hit of any query, even of ``xyznonexistent123``, scores 1.0). What a person
+reads across queries is a probability instead:
+
+1. each result's p(relevant) from its dense cosine and its idf-weighted coverage of the question's
+   terms, by the context-relevance model the embedding model carries
+   (``components/models/calibration.py``, a logistic fit on SciFact train and JSQuAD qrels; the
+   same model grades context for Q&A, so search and Q&A agree on what "relevant" means);
+2. made non-increasing along the ranker's order by isotonic regression (pool adjacent violators,
+   scikit-learn), so the order stays the ranker's (ranking by p itself loses 0.04 nDCG@10 on
+   SciFact) while every score is as close to its own p as that order allows, and a minimum score
+   cuts the list at one place instead of punching holes in it.
+
+A result dense search did not return is given the lowest cosine dense search did return (an upper
+bound of its own); with no cosine at all (dense retrieval down) the lexical-only model grades.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from components.heuristics.extractive import term_coverage, term_weights
+from components.heuristics.grading import chunk_relevance, chunk_text
+from components.models.calibration import Calibration
+
+#: the default least relevance a search result needs: more likely relevant than not, the same bar
+#: as Q&A's context grade (figures in docs/decisions/0014-calibrated-search-scores.md)
+MIN_SCORE = 0.5
+
+
+def relevance(
+    phrasings: Sequence[str],
+    results: Sequence[Mapping[str, Any]],
+    *,
+    tokenize: Callable[[str], list[str]],
+    idf: Mapping[str, float] | None,
+    calibration: Calibration,
+) -> list[float]:
+    """Each result's own p(relevant) (``hit_to_result``-shaped rows: ``retriever_scores``, ``text``).
+
+    With several phrasings (multi-query search, Q&A's rewrites) a result counts as covered by the
+    phrasing that covers it best: it was found for any of them.
+    """
+    dense: list[float | None] = []
+    for r in results:
+        d = (r.get("retriever_scores") or {}).get("dense")
+        dense.append(float(d) if isinstance(d, (int, float)) else None)
+    present = [d for d in dense if d is not None]
+    bound = min(present) if present else None
+    asked = [(terms, term_weights(terms, idf)) for terms in (tokenize(q) for q in dict.fromkeys(phrasings) if q)]
+    asked = [(terms, w) for terms, w in asked if w]
+    out = []
+    for r, d in zip(results, dense, strict=True):
+        text = chunk_text(r)
+        have = set(tokenize(text))
+        cov = max(
+            (term_coverage(t, text, tokenize=tokenize, weights=w, text_terms=have) for t, w in asked), default=0.0
+        )
+        out.append(chunk_relevance(d if d is not None else bound, cov, calibration))
+    return out
+
+
+def along_ranking(probabilities: Sequence[float]) -> list[float]:
+    """The closest non-increasing sequence (least squares) to ``probabilities`` in rank order."""
+    if len(probabilities) < 2:
+        return [float(p) for p in probabilities]
+    from sklearn.isotonic import IsotonicRegression  # here: commands that never search skip the import
+
+    iso = IsotonicRegression(increasing=False, y_min=0.0, y_max=1.0)
+    return [float(v) for v in iso.fit_transform(np.arange(len(probabilities)), np.asarray(probabilities))]
