@@ -28,5 +28,6 @@ def fail(message: str, *, as_json: bool = False, code: int = 1) -> None:
     if as_json:
         print_json({"error": message})
     else:
-        err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+        # soft wrap: the terminal wraps; a hard break would split paths and commands users copy
+        err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise SystemExit(code)

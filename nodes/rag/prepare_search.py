@@ -10,10 +10,12 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import QueryError, ServiceUnavailable
+from components.retrieval.dense import has_document
 from components.retrieval.filters import SearchFilters
 from components.text.language import detect_language
 from graph.context import Context
 from graph.state import RAGState, question_of
+from nodes.rag.common import run_filters
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,14 @@ def make(c: Components) -> Node:
         def check() -> dict[str, Any]:
             meta = index.metadata()  # raises CollectionNotFound with "run rag ingest"
             index.check_model(meta, embedding_model=c.embedder.model_id)
+            # a document outside the caller's access groups is as unknown as one never ingested
+            if similar_to and not has_document(
+                index, similar_to, within=run_filters(c, state, ctx).access_only().to_qdrant()
+            ):
+                raise QueryError(
+                    f"No document with id {similar_to!r} in collection {index.collection!r}; "
+                    "`rag search` shows each result's doc_id."
+                )
             # load the model here, so its first-use cost does not eat the vector store's timeout
             c.embedder.warm_up()
             return meta

@@ -54,7 +54,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Components
 
 
 def run(c: Components, payload: dict[str, Any], groups: tuple[str, ...] = ()) -> dict[str, Any]:
-    ctx = Context(access_groups=groups, cache=False)
+    # min_score 0: these searches list every chunk a caller may see, relevant or not
+    ctx = Context(access_groups=groups, cache=False, min_score=0.0)
     out: dict[str, Any] = asyncio.run(build_rag_graph(c).ainvoke(payload, context=ctx))
     return out
 
@@ -118,10 +119,11 @@ def test_similar_to_a_hidden_document_is_not_in_the_index(store: tuple[Component
     def refusal(doc_id: str) -> str:
         with pytest.raises(RAGError) as e:
             run(c, {"mode": "search", "similar_to": doc_id, "top_k": 3})
-        return f"{type(e.value).__name__}: {e.value}"
+        return f"{type(e.value).__name__}: {e.value}".replace(doc_id, "ID")
 
     # the same answer as for a document that does not exist: its existence does not leak
     assert refusal(hidden) == refusal(str(notes / "No such note.md"))
+    assert refusal(hidden).startswith("QueryError: No document with id 'ID'")
     assert run(c, {"mode": "search", "similar_to": hidden, "top_k": 3}, ("hr",))["results"]
 
 

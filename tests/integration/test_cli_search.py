@@ -57,7 +57,7 @@ def test_bad_batch_line_is_reported(home: Path) -> None:
 
 
 def test_json_format_filters_and_output_file(home: Path) -> None:
-    out = json.loads(rag(home, "search", "dashi", "--tag", "料理", "--lang", "ja", "--json").stdout)
+    out = json.loads(rag(home, "search", "出汁の取り方", "--tag", "料理", "--lang", "ja", "--json").stdout)
     assert out["results"] and all("料理" in r["tags"] and r["language"] == "ja" for r in out["results"])
     assert out["filters"] == {"tags": ["料理"], "language": "ja"} and "total" in out["timings_ms"]
     target = home / "out.md"
@@ -75,3 +75,5 @@ def test_similar_documents_exclude_the_source(home: Path) -> None:
     first = json.loads(rag(home, "search", "monstera", "-k", "1", "--json").stdout)["results"][0]["doc_id"]
     out = json.loads(rag(home, "similar", first, "--format", "json").stdout)
     assert out["results"] and first not in {g["doc_id"] for g in out["results"]}
+    unknown = rag(home, "similar", "no-such-doc", code=1).stderr
+    assert "No document with id 'no-such-doc'" in unknown and "doc_id" in unknown
