@@ -54,6 +54,7 @@ def make(c: Components) -> Node:
             "answer": messages.pick(messages.FALLBACK, language_of(state)),
             "sources": [],
             "confidence": 0.0,
+            "path": "none",  # no generator's answer reaches the user, whichever ran before the fallback
             "fallback_reason": reason,
             "escalation": {"reason": reason, "node": "fallback_answer", **counts},
         }

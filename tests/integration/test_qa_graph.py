@@ -258,6 +258,7 @@ def test_hallucination_loop_regenerates_twice_then_falls_back(store: Components)
     out = ask(c, MONSTERA, **DEBUG)
     assert visited(out).count("generate_answer") == 3
     assert out["answer"] == messages.FALLBACK["en"] and out["escalation"]["hallucination_failures"] == 3
+    assert out["path"] == "none", "the fallback is no generator's answer, although the LLM generated before it"
     # the regenerations were told what was unsupported
     assert "do not support" in str(gen.calls[1][-1].content)
 
@@ -273,6 +274,7 @@ def test_answer_loop_rewrites_three_times_then_falls_back(store: Components) -> 
     steps = visited(out)
     assert steps.count("grade_answer") == 4 and steps.count("rewrite_query") == 4
     assert out["answer"] == messages.FALLBACK["en"] and out["escalation"]["answer_failures"] == 4
+    assert out["path"] == "none" and out["sources"] == []
 
 
 def test_generator_errors_are_retried_then_end_with_a_generic_message(store: Components) -> None:
