@@ -33,7 +33,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import RESTART, RAGState
 
 Router = Callable[..., str]
 
@@ -112,6 +112,9 @@ def timed(fn: Any) -> Any:
         out = await fn(state, runtime=runtime)
         # start: the process clock in seconds, so that a benchmark can tell parallel nodes' overlap
         step = {"node": fn.__name__, "ms": round((time.perf_counter() - t0) * 1000, 3), "start": round(t0, 6)}
-        return {**out, "steps": [*(out.get("steps") or []), step]}
+        # a node that resets the run (steps: None) starts the list with its own visit, so a thread's
+        # next run does not list the previous run's nodes
+        earlier = [RESTART] if "steps" in out and out["steps"] is None else (out.get("steps") or [])
+        return {**out, "steps": [*earlier, step]}
 
     return wrapper

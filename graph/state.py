@@ -31,10 +31,17 @@ def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> di
     return {**(left or {}), **right}
 
 
+RESTART = "__restart__"
+"""First item of a list update that resets the list and then adds the rest (one update can do both)."""
+
+
 def extend(left: list[Any] | None, right: list[Any] | None) -> list[Any]:
-    """Reducer for lists that accumulate during a run; ``None`` resets (a new run in a thread)."""
+    """Reducer for lists that accumulate during a run; ``None`` resets (a new run in a thread), and
+    so does a list starting with ``RESTART``, keeping what follows it."""
     if right is None:
         return []
+    if right and right[0] == RESTART:
+        return list(right[1:])
     return [*(left or []), *right]
 
 

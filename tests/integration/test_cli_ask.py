@@ -107,6 +107,7 @@ def test_ask_json_then_a_follow_up_in_another_process_continues_the_thread(home:
     assert f"--thread {tid}" in out
     visited = re.findall(r"^  (\w+) +[\d.]+ ms$", out, re.M)
     assert visited[0] == "guard_input" and visited[-1] == "finish_run" and "generate_answer" in visited
+    assert visited.count("guard_input") == 1, "--debug lists this turn's nodes, not the thread's earlier turns"
     assert re.search(r"^  context: relevant=True", out, re.M) and re.search(r"^  hallucination: grounded=", out, re.M)
 
     messages = thread_messages(home, tid)
