@@ -202,7 +202,7 @@ def render_details(out: dict[str, Any], *, debug: bool, thread_hint: str = "") -
 
 def warn(out: dict[str, Any]) -> None:
     for w in out.get("warnings") or []:
-        err_console.print(f"warning: {w}", highlight=False, markup=False)
+        err_console.print(f"warning: {w}", highlight=False, markup=False, soft_wrap=True)
 
 
 def thread_hint(thread_id: str) -> str:
@@ -285,7 +285,7 @@ def chat(
                 try:
                     result = runner.run(run_turn(graph, replace(base, question=line), tid, stream_to=sink))
                 except RAGError as e:  # one failed turn does not end the conversation
-                    err_console.print(f"error: {e}", highlight=False, markup=False)
+                    err_console.print(f"error: {e}", highlight=False, markup=False, soft_wrap=True)
                     continue
                 sink.write(render_details(result, debug=base.debug))
                 sink.flush()

@@ -37,10 +37,15 @@ def _components() -> Any:
 
 @app.callback()
 def main(
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress details to stderr.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log details (progress, fallbacks, errors) to stderr.")
+    ] = False,
 ) -> None:
+    # A terminal user reads the response's warnings, one line each; the log lines behind them
+    # (which node failed, the exception, the request id) are for -v.
     logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=logging.INFO if verbose else logging.CRITICAL,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
 
 

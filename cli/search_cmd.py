@@ -200,6 +200,7 @@ def _debug_text(report: dict[str, Any]) -> str:
         "debug:",
         f"  collection {d.get('collection')}, vector size {d.get('vector_size')}, model {d.get('embedding_model')}",
         f"  retrievers answered: {', '.join(d.get('retrievers') or []) or 'none'}",
+        *([f"  rerank: {d['rerank']}"] if d.get("rerank") else []),
         f"  qdrant filter: {json.dumps(d.get('qdrant_filter'), ensure_ascii=False)}",
         "  timings ms: " + ", ".join(f"{k} {v:.1f}" for k, v in (report.get("timings_ms") or {}).items()),
     ]

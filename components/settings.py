@@ -63,6 +63,9 @@ class Settings(BaseSettings):
         "Face cache. Empty: search skips reranking and says so.",
     )
     vector_timeout: float = Field(default=5.0, gt=0, description="Seconds before dense retrieval is cut.")
+    bm25_timeout: float = Field(
+        default=5.0, gt=0, description="Seconds a BM25 search may take (loading the index is not counted)."
+    )
     reranker_timeout: float = Field(default=10.0, gt=0, description="Seconds before reranking is skipped.")
     llm_provider: str = Field(
         default="ollama",

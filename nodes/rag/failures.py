@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.errors import NodeError, NodeTimeoutError
 from langgraph.types import Command
 
+from components.resilience.errors import CircuitOpen, ServiceUnavailable
 from graph.state import RAGState
 from nodes.rag.common import log_error
 
@@ -30,7 +31,19 @@ if TYPE_CHECKING:
 
 ErrorHandler = Callable[[RAGState, NodeError], Command[Any]]
 Update = Callable[[str], dict[str, Any]]
-"""The state update that continues the run, from the error's type name (``NodeTimeoutError``, ...)."""
+"""The state update that continues the run, from ``describe(error)`` ("timed out", ...)."""
+
+
+def describe(exc: BaseException) -> str:
+    """What went wrong, in words a user reads in a warning: no class names, no internals (the log
+    line has those, with the request id)."""
+    if isinstance(exc, (NodeTimeoutError, TimeoutError)):
+        return "timed out"
+    if isinstance(exc, CircuitOpen):
+        return "paused after repeated failures"
+    if isinstance(exc, (ServiceUnavailable, ConnectionError)):
+        return "unreachable"
+    return "an error; details in the log"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +51,7 @@ class Fallback:
     """How a node's failure continues the run.
 
     ``goto``: the node the run goes on with. ``update(why)``: the state update, given the
-    error's type name (the user sees that name in a note, never a stack trace). ``breaker``: the
+    error in words (``describe``: the user never reads a class name or a stack trace). ``breaker``: the
     service whose breaker counts the node's timeouts (None for work that calls no service).
     ``kind``: the log line's kind (default: the breaker's name). ``reraise``: errors that must
     fail the run instead (a query the user has to fix).
@@ -61,10 +74,10 @@ class Fallback:
             if self.breaker is not None and isinstance(exc, NodeTimeoutError):
                 c.breakers.record_failure(self.breaker, exc)
             log_error(kind, error.node, state, exc)
-            return Command(goto=self.goto, update=self.update(type(exc).__name__))
+            return Command(goto=self.goto, update=self.update(describe(exc)))
 
         on_error.__name__ = f"{kind}_failed"
         return on_error
 
 
-__all__ = ["ErrorHandler", "Fallback"]
+__all__ = ["ErrorHandler", "Fallback", "describe"]

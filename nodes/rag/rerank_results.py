@@ -27,7 +27,8 @@ from nodes.rag.rails import raw_words, screen_candidates
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
-NO_RERANKER = "Reranking skipped: no cross-encoder is configured (set RERANKER_MODEL to a local model folder)."
+NO_RERANKER = "skipped: no cross-encoder is configured (set RERANKER_MODEL to a local model folder)"
+"""The default (none ships on PyPI): said in --debug and by `rag status`, not as a warning on every search."""
 
 
 def make(c: Components) -> Node:
@@ -50,9 +51,8 @@ def make(c: Components) -> Node:
                 h["score"] = s
             candidates.sort(key=lambda h: (-h["score"], h["point_id"]))
             timings["rerank"] = (time.perf_counter() - t0) * 1000
-        elif ctx.rerank and reranker is None:
-            notes.append(NO_RERANKER)
-        return finish(c, state, ctx, candidates, notes, timings)
+        skipped = NO_RERANKER if ctx.rerank and reranker is None else ""
+        return finish(c, state, ctx, candidates, notes, timings, rerank=skipped)
 
     return rerank_results
 
@@ -64,6 +64,8 @@ def finish(
     candidates: list[HitRecord],
     notes: list[str],
     timings: dict[str, float],
+    *,
+    rerank: str = "",
 ) -> dict[str, Any]:
     """Top-k results with calibrated scores, the minimum score, grouping, empty-result reasons, debug."""
     top_k = int(state.get("top_k") or ctx.top_k)
@@ -107,6 +109,8 @@ def finish(
     }
     if state.get("debug"):
         out["debug_info"] = {**(state.get("trace") or {}), "retrievers": sorted(set(state.get("retrievers") or []))}
+        if rerank:
+            out["debug_info"]["rerank"] = rerank
     return out
 
 
@@ -128,7 +132,7 @@ def _calibrate(c: Components, ctx: Context, phrasings: list[str], results: list[
 rerank_failed = Fallback(
     breaker="reranker",
     goto="rerank_skipped",
-    update=lambda why: {"notes": [f"Reranking skipped: the cross-encoder failed ({why})."]},
+    update=lambda why: {"notes": [f"Reranking skipped: the cross-encoder failed ({why}); the fused order stands."]},
 )
 """Cross-encoder broken or slow: ``rerank_skipped`` finishes with the fused order."""
 

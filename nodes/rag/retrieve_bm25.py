@@ -27,8 +27,11 @@ def make(c: Components) -> Node:
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
-        hits, timings = await asyncio.to_thread(
-            bm25_search, bm25, c.tokenizer, list(state.get("queries") or []), filters, limit=limit
+        # the timeout covers the search, not loading or rebuilding the index after an ingestion
+        # (that runs once per index version, and cutting it would only start it over next time)
+        hits, timings = await asyncio.wait_for(
+            asyncio.to_thread(bm25_search, bm25, c.tokenizer, list(state.get("queries") or []), filters, limit=limit),
+            timeout=c.settings.bm25_timeout,
         )
         out: dict[str, Any] = {
             "bm25_hits": [[h.to_dict() for h in q] for q in hits],
@@ -50,4 +53,5 @@ bm25_failed = Fallback(
         "notes": [f"BM25 retrieval failed ({why}); results come from dense retrieval only."],
     },
 )
-"""The lexical index could not be read: continue with dense results only (BM25 calls no service: no breaker)."""
+"""The lexical index could not be read or its search ran past BM25_TIMEOUT: continue with dense results only
+(BM25 calls no service: no breaker)."""

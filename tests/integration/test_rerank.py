@@ -12,6 +12,7 @@ import pytest
 from components.factory import Components
 from components.models.reranker import Reranker
 from components.settings import Settings
+from graph.context import Context
 from graph.rag import build_rag_graph
 from tests.conftest import SAMPLE_VAULTS
 from tests.integration.helpers import ingest
@@ -85,7 +86,11 @@ def reranking(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def search(c: Components) -> dict[str, Any]:
     out: dict[str, Any] = asyncio.run(
-        build_rag_graph(c).ainvoke({"mode": "search", "question": "when is the monstera soil dry", "top_k": 5})
+        # min_score 0: the test model's weights are random, so its order (and thus the calibrated
+        # scores along it) says nothing about relevance
+        build_rag_graph(c).ainvoke(
+            {"mode": "search", "question": "when is the monstera soil dry", "top_k": 5}, context=Context(min_score=0.0)
+        )
     )
     return out
 
@@ -99,7 +104,7 @@ def test_cross_encoder_reorders_the_candidates(reranking: Components) -> None:
     # the cross-encoder orders; the score shown is the calibrated relevance along that order
     assert [r["retriever_scores"]["ranker"] for r in out["results"]] == pytest.approx(scores, abs=1e-6)
     shown = [r["score"] for r in out["results"]]
-    assert shown == sorted(shown, reverse=True) and shown[0] > 0.5
+    assert shown == sorted(shown, reverse=True) and all(0.0 <= v <= 1.0 for v in shown)
 
 
 def test_failing_cross_encoder_keeps_the_fused_order(reranking: Components, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -108,7 +113,7 @@ def test_failing_cross_encoder_keeps_the_fused_order(reranking: Components, monk
 
     monkeypatch.setattr(Reranker, "rerank", broken)
     out = search(reranking)
-    assert any("the cross-encoder failed (RuntimeError)" in w for w in out["warnings"])
+    assert any("the cross-encoder failed (an error; details in the log)" in w for w in out["warnings"])
     assert out["results"] and all("rerank" not in r["retriever_scores"] for r in out["results"])
     fused = [r["score"] for r in out["results"]]
     assert fused == sorted(fused, reverse=True)

@@ -45,7 +45,7 @@ def test_the_handler_goes_on_with_the_declared_update_and_logs_kind_node_and_req
     with caplog.at_level(logging.ERROR, logger="nodes.rag.common"):
         cmd = fail(handler, ServiceUnavailable("Qdrant at http://q:6333 did not answer"))
     assert cmd.goto == "fuse_results"
-    assert cmd.update == {"dense_hits": [], "notes": ["Dense retrieval was unavailable (ServiceUnavailable)."]}
+    assert cmd.update == {"dense_hits": [], "notes": ["Dense retrieval was unavailable (unreachable)."]}
     line = caplog.records[-1].getMessage()
     assert "kind=vector_store" in line and "node=retrieve_dense" in line and "request_id=req-7" in line
 
@@ -59,6 +59,23 @@ def test_only_the_node_timeout_is_counted_against_the_breaker() -> None:
     assert b.states().get("vector_store", "closed") == "closed"
     fail(handler, NodeTimeoutError("retrieve_dense", 5.1, kind="run", run_timeout=5.0))
     assert b.states()["vector_store"] == "open"
+
+
+@pytest.mark.parametrize(
+    ("exc", "words"),
+    [
+        (NodeTimeoutError("retrieve_dense", 5.1, kind="run", run_timeout=5.0), "timed out"),
+        (TimeoutError(), "timed out"),
+        (CircuitOpen("open", service="vector_store", retry_in=3), "paused after repeated failures"),
+        (ServiceUnavailable("Qdrant at http://user:secret@q:6333 did not answer"), "unreachable"),
+        (RuntimeError("model file /srv/models/x damaged"), "an error; details in the log"),
+    ],
+)
+def test_users_read_what_went_wrong_in_words_without_class_names_or_internals(exc: Exception, words: str) -> None:
+    cmd = fail(DENSE.handler(components(Breakers())), exc)
+    note = cmd.update["notes"][0]
+    assert note == f"Dense retrieval was unavailable ({words})."
+    assert type(exc).__name__ not in note and "secret" not in note and "/srv" not in note
 
 
 def test_errors_to_reraise_fail_the_run() -> None:
@@ -111,8 +128,8 @@ def test_in_a_graph_node_timeouts_open_the_breaker_and_then_the_node_fails_fast(
         return out
 
     first, second = asyncio.run(run()), asyncio.run(run())
-    assert first == second == {"notes": ["NodeTimeoutError"], "answer": "fallback"}
+    assert first == second == {"notes": ["timed out"], "answer": "fallback"}
     assert b.states()["vector_store"] == "open"
     third = asyncio.run(run())
-    assert third == {"notes": ["CircuitOpen"], "answer": "fallback"}
+    assert third == {"notes": ["paused after repeated failures"], "answer": "fallback"}
     assert calls == ["lookup", "lookup"], "the open breaker kept the third run away from the service"
