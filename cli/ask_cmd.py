@@ -50,7 +50,9 @@ DEBUG_KEYS = ("steps", "debug_info")
 VERDICTS = (("context", "context_verdict"), ("hallucination", "hallucination"), ("answer", "answer_verdict"))
 REGENERATING = "[regenerating the answer]"
 REPLACED = "[final answer]"
-CHAT_HELP = "commands: /new starts a new thread, /quit (or Ctrl-D) leaves"
+CHAT_HELP = "commands: /new starts a new thread, quit, exit, /quit or Ctrl-D leaves"
+#: lines that leave the chat instead of being asked (a user types "quit" without the slash)
+EXITS = frozenset({"/quit", "/exit", "/q", "quit", "exit", "bye", ":q", "終了", "やめる"})
 
 
 def new_thread_id() -> str:
@@ -73,6 +75,7 @@ class Turn:
     user_id: str = ""
     use_llm: bool = True
     groups: tuple[str, ...] = ()
+    web: bool = False
 
     def graph_input(self) -> dict[str, Any]:
         return {
@@ -90,6 +93,7 @@ class Turn:
             user_id=self.user_id,
             use_llm=self.use_llm,
             access_groups=self.groups,
+            web_search=self.web,
         )
 
 
@@ -271,7 +275,7 @@ def chat(
                     break
                 if not line:
                     continue
-                if line in ("/quit", "/exit", "/q"):
+                if line.casefold() in EXITS:
                     break
                 if line == "/new":
                     tid = new_thread_id()

@@ -26,6 +26,17 @@ app = typer.Typer(
 log = logging.getLogger("rag")
 
 
+def _check_web(c: Any, web: bool, *, as_json: bool = False) -> None:
+    """--web without a provider would silently search nothing on the web: say how to set one up."""
+    if web and not c.settings.web_search_provider:
+        fail(
+            "--web needs a web search provider: set WEB_SEARCH_PROVIDER=tavily and WEB_SEARCH_API_KEY "
+            "(environment or .env; `rag status` shows the setting)",
+            as_json=as_json,
+            code=2,
+        )
+
+
 def _components() -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packages only
     from components.factory import Components
@@ -229,6 +240,9 @@ def ask(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (see README).")] = False,
     stream: Annotated[bool, typer.Option("--stream", help="Print the answer's tokens as they arrive.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Nodes visited with their ms, and the verdicts.")] = False,
+    web: Annotated[
+        bool, typer.Option("--web", help="Allow web search (route and fallback); needs WEB_SEARCH_PROVIDER.")
+    ] = False,
     groups: Annotated[
         list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
     ] = [],  # noqa: B006
@@ -253,8 +267,11 @@ def ask(
             user_id=user or "",
             use_llm=not no_llm,
             groups=tuple(groups),
+            web=web,
         )
-        ask_cmd.ask(_components(), turn, thread_id=thread, as_json=as_json, stream=stream)
+        c = _components()
+        _check_web(c, web, as_json=as_json)
+        ask_cmd.ask(c, turn, thread_id=thread, as_json=as_json, stream=stream)
     except RAGError as e:
         fail(str(e), as_json=as_json)
     except KeyboardInterrupt:
@@ -268,11 +285,14 @@ def chat(
     k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=50, help="Sources per answer.")] = 5,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Answer extractively even if an LLM is set.")] = False,
     collection: Annotated[str | None, typer.Option(help="Collection to ask.")] = None,
+    web: Annotated[
+        bool, typer.Option("--web", help="Allow web search (route and fallback); needs WEB_SEARCH_PROVIDER.")
+    ] = False,
     groups: Annotated[
         list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
     ] = [],  # noqa: B006
 ) -> None:
-    """Talk with your notes: one thread across turns, answers streamed; /new, /quit."""
+    """Talk with your notes: one thread across turns, answers streamed; /new, and quit, exit or Ctrl-D."""
     from cli import ask_cmd
 
     base = ask_cmd.Turn(
@@ -282,9 +302,12 @@ def chat(
         user_id=user or "",
         use_llm=not no_llm,
         groups=tuple(groups),
+        web=web,
     )
     try:
-        code = ask_cmd.chat(_components(), base, thread_id=thread)
+        c = _components()
+        _check_web(c, web)
+        code = ask_cmd.chat(c, base, thread_id=thread)
     except RAGError as e:
         fail(str(e))
     raise typer.Exit(code)

@@ -166,6 +166,21 @@ def test_errors_are_one_line_without_a_traceback(home: Path) -> None:
     assert "do not combine" in rag(home, "ask", MONSTERA, "--json", "--stream", code=2).stderr
 
 
+@pytest.mark.parametrize("word", ["quit", "exit", "Quit", "終了"])
+def test_a_plain_exit_word_leaves_the_chat_instead_of_being_asked(home: Path, word: str) -> None:
+    out = rag(home, "chat", "--no-llm", stdin=f"{word}\n{MONSTERA}\n").stdout
+    assert out.count("you> ") == 1 and "5 cm" not in out, "the chat ended at the exit word"
+    assert "rag chat --thread" in out
+
+
+def test_web_without_a_provider_says_how_to_set_one_up(home: Path) -> None:
+    for args in (("ask", MONSTERA, "--web"), ("chat", "--web")):
+        err = " ".join(rag(home, *args, code=2, env={"WEB_SEARCH_PROVIDER": ""}).stderr.split())
+        assert "--web needs a web search provider: set WEB_SEARCH_PROVIDER=tavily and WEB_SEARCH_API_KEY" in err
+    as_json = json.loads(rag(home, "ask", MONSTERA, "--web", "--json", code=2, env={"WEB_SEARCH_PROVIDER": ""}).stdout)
+    assert "WEB_SEARCH_PROVIDER" in as_json["error"]
+
+
 def test_ctrl_c_at_the_chat_prompt_leaves_cleanly(home: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "cli", "chat", "--thread", "t-ctrl-c"],
