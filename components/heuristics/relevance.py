@@ -8,8 +8,8 @@ reads across queries is a probability instead:
    terms, by the context-relevance model the embedding model carries
    (``components/models/calibration.py``, a logistic fit on SciFact train and JSQuAD qrels; the
    same model grades context for Q&A, so search and Q&A agree on what "relevant" means);
-2. made non-increasing along the ranker's order by isotonic regression (pool adjacent violators,
-   scikit-learn), so the order stays the ranker's (ranking by p itself loses 0.04 nDCG@10 on
+2. made non-increasing along the ranker's order by isotonic regression (pool adjacent
+   violators), so the order stays the ranker's (ranking by p itself loses 0.04 nDCG@10 on
    SciFact) while every score is as close to its own p as that order allows, and a minimum score
    cuts the list at one place instead of punching holes in it.
 
@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from components.heuristics.extractive import term_coverage, term_weights
 from components.heuristics.grading import chunk_relevance, chunk_text
@@ -66,10 +64,18 @@ def relevance(
 
 
 def along_ranking(probabilities: Sequence[float]) -> list[float]:
-    """The closest non-increasing sequence (least squares) to ``probabilities`` in rank order."""
-    if len(probabilities) < 2:
-        return [float(p) for p in probabilities]
-    from sklearn.isotonic import IsotonicRegression  # here: commands that never search skip the import
+    """The closest non-increasing sequence (least squares) to ``probabilities`` in rank order.
 
-    iso = IsotonicRegression(increasing=False, y_min=0.0, y_max=1.0)
-    return [float(v) for v in iso.fit_transform(np.arange(len(probabilities)), np.asarray(probabilities))]
+    Pool adjacent violators, the textbook algorithm behind scikit-learn's ``IsotonicRegression``
+    (the unit tests hold the two equal): written out here because importing scikit-learn's
+    isotonic module costs 0.5–1 s of a one-shot ``rag search`` on this machine.
+    """
+    blocks: list[list[float]] = []  # [mean, size] of pooled runs, each mean below the previous one
+    for p in probabilities:
+        blocks.append([float(p), 1.0])
+        while len(blocks) > 1 and blocks[-1][0] > blocks[-2][0]:
+            mean, size = blocks.pop()
+            prev = blocks[-1]
+            prev[0] = (prev[0] * prev[1] + mean * size) / (prev[1] + size)
+            prev[1] += size
+    return [min(1.0, max(0.0, mean)) for mean, size in blocks for _ in range(int(size))]

@@ -71,3 +71,14 @@ def test_any_phrasing_may_cover_a_result() -> None:
 )
 def test_scores_follow_the_ranking(ps: list[float], expected: list[float]) -> None:
     assert along_ranking(ps) == pytest.approx(expected)
+
+
+def test_pooling_matches_scikit_learns_isotonic_regression() -> None:
+    import numpy as np
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(7)
+    for n in (2, 5, 30, 200):
+        ps = rng.random(n)
+        expected = IsotonicRegression(increasing=False).fit_transform(np.arange(n), ps)
+        assert along_ranking(list(ps)) == pytest.approx(list(expected), abs=1e-12)
