@@ -109,8 +109,12 @@ def status(
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for (omit with --batch).")] = "",
-    k: Annotated[int, typer.Option("-k", "--top-k", min=1, max=1000, help="Results to return.")] = 5,
+    query: Annotated[str, typer.Argument(help="What to look for (or -q; omit with --batch).")] = "",
+    query_opt: Annotated[str | None, typer.Option("-q", "--query", help="What to look for (instead of QUERY).")] = None,
+    k: Annotated[
+        int,
+        typer.Option("-k", "--top-k", min=1, max=1000, help="Results to return (documents with --group-by-document)."),
+    ] = 10,
     vault: Annotated[list[str], typer.Option("--vault", help="Only these vaults (any of; repeat).")] = [],  # noqa: B006
     tag: Annotated[list[str], typer.Option("--tag", help="Only chunks with all these tags (repeat).")] = [],  # noqa: B006
     date_from: Annotated[str | None, typer.Option("--from", help="Created on or after YYYY-MM-DD.")] = None,
@@ -121,7 +125,7 @@ def search(
     lang: Annotated[str | None, typer.Option("--lang", help="Language: ja, en.")] = None,
     doc_id: Annotated[list[str], typer.Option("--doc-id", help="Only these documents (repeat).")] = [],  # noqa: B006
     where: Annotated[list[str], typer.Option(help="key=value, key~=text, key:in=a,b, key>=n (repeat).")] = [],  # noqa: B006
-    fmt: Annotated[str, typer.Option("--format", help="text, json, markdown, brief or citations.")] = "text",
+    fmt: Annotated[str, typer.Option("-f", "--format", help="text, json, markdown, brief or citations.")] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Timings, Qdrant filter, per-retriever ranks.")] = False,
     min_score: Annotated[
@@ -136,8 +140,13 @@ def search(
     ] = None,
     group: Annotated[bool, typer.Option("--group-by-document", help="One entry per document.")] = False,
     also: Annotated[list[str], typer.Option("--also", help="Another phrasing to search too (repeat).")] = [],  # noqa: B006
-    output: Annotated[Path | None, typer.Option("--output", help="Write the output to this file.")] = None,
-    save: Annotated[bool, typer.Option("--save", help="Keep the search as JSON under DATA_DIR/searches.")] = False,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the output to this file.")] = None,
+    save: Annotated[
+        bool,
+        typer.Option(
+            "-s", "--save", help="Also write it to DATA_DIR/query_results/query_<time>.<format> and latest.<format>."
+        ),
+    ] = False,
     batch_file: Annotated[
         Path | None, typer.Option("--batch", help="JSONL of {_id, text}: one result line each.")
     ] = None,
@@ -151,6 +160,10 @@ def search(
     from cli import search_cmd
 
     fmt = "json" if as_json else fmt
+    if query_opt is not None:
+        if query.strip():
+            fail("give the query once: as QUERY or as -q/--query, not both", code=2)
+        query = query_opt
     machine = fmt == "json" and batch_file is None  # batch: stdout is the JSONL stream, errors go to stderr
     if fmt not in search_cmd.FORMATS:
         fail(f"unknown --format {fmt!r}; use one of {', '.join(search_cmd.FORMATS)}", code=2)
@@ -193,8 +206,8 @@ def search(
         fail(str(e), as_json=machine)
     text = search_cmd.render(report, fmt)
     if save:
-        path = search_cmd.save(report, c.settings.data_dir)
-        err_console.print(f"saved to {path}", highlight=False)
+        path = search_cmd.save(text, fmt, c.settings.data_dir)
+        err_console.print(f"saved to {path} (and latest.{search_cmd.EXTENSIONS[fmt]})", highlight=False, soft_wrap=True)
     if output is not None:
         output.write_text(text, encoding="utf-8")
     else:

@@ -212,11 +212,24 @@ def _debug_text(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def save(report: dict[str, Any], data_dir: Path) -> Path:
-    folder = data_dir / "searches"
+#: file extension per output format
+EXTENSIONS = {"text": "txt", "json": "json", "markdown": "md", "brief": "txt", "citations": "txt"}
+
+
+def save(text: str, fmt: str, data_dir: Path) -> Path:
+    """Keep a rendered search as ``DATA_DIR/query_results/query_<time>.<ext>`` and ``latest.<ext>``.
+
+    Each file is written whole to a temporary name and renamed, so a reader of ``latest.*`` never
+    sees half a result.
+    """
+    folder = data_dir / "query_results"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.json"
-    path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    ext = EXTENSIONS[fmt]
+    path = folder / f"query_{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.{ext}"
+    for target in (path, folder / f"latest.{ext}"):
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(target)
     return path
 
 

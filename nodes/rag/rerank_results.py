@@ -76,7 +76,7 @@ def finish(
         hit_to_result(
             i + 1, h["payload"], h["score"], ranks=h.get("ranks") or {}, retriever_scores=h.get("scores") or {}
         )
-        for i, h in enumerate(candidates[:top_k])
+        for i, h in enumerate(_head(candidates, top_k, by_document=bool(state.get("group_by_document"))))
     ]
     question = state.get("question") or ""
     if question and results:
@@ -98,7 +98,7 @@ def finish(
             log.warning("could not explain the empty result: %s", e)
             notes.append("No results.")
     if state.get("group_by_document"):
-        results = group_by_document(results)
+        results = group_by_document(results)[:top_k]
     all_notes = [*(state.get("notes") or []), *notes]
     out: dict[str, Any] = {
         "results": results,
@@ -111,6 +111,22 @@ def finish(
         out["debug_info"] = {**(state.get("trace") or {}), "retrievers": sorted(set(state.get("retrievers") or []))}
         if rerank:
             out["debug_info"]["rerank"] = rerank
+    return out
+
+
+def _head(candidates: list[HitRecord], top_k: int, *, by_document: bool) -> list[HitRecord]:
+    """The candidates a response shows: the top k chunks, or with grouping every candidate chunk of
+    the first k documents (so ``-k 10`` means ten documents, each with its matching chunks)."""
+    if not by_document:
+        return candidates[:top_k]
+    docs: set[Any] = set()
+    out = []
+    for h in candidates:
+        doc = h["payload"].get("doc_id")
+        if doc not in docs and len(docs) >= top_k:
+            continue
+        docs.add(doc)
+        out.append(h)
     return out
 
 

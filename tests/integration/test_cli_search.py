@@ -77,3 +77,32 @@ def test_similar_documents_exclude_the_source(home: Path) -> None:
     assert out["results"] and first not in {g["doc_id"] for g in out["results"]}
     unknown = rag(home, "similar", "no-such-doc", code=1).stderr
     assert "No document with id 'no-such-doc'" in unknown and "doc_id" in unknown
+
+
+def test_paper_query_flags_short_and_long(home: Path) -> None:
+    long = json.loads(rag(home, "search", "--query", "monstera watering", "--format", "json", "--top-k", "2").stdout)
+    short = json.loads(rag(home, "search", "-q", "monstera watering", "-f", "json", "-k", "2").stdout)
+    assert [r["chunk_id"] for r in long["results"]] == [r["chunk_id"] for r in short["results"]]
+    assert "give the query once" in rag(home, "search", "a", "-q", "b", code=2).stderr
+    target = home / "brief.txt"
+    rag(home, "search", "-q", "monstera", "-f", "brief", "-o", str(target))
+    assert target.read_text(encoding="utf-8").lstrip().startswith("1.")
+
+
+def test_group_by_document_k_counts_documents(home: Path) -> None:
+    args = ("search", "-q", "notes about cooking, running and search", "--min-score", "0", "-f", "json")
+    grouped = json.loads(rag(home, *args, "--group-by-document", "-k", "4").stdout)["results"]
+    assert len(grouped) == 4 and len({g["doc_id"] for g in grouped}) == 4
+    assert sum(len(g["chunks"]) for g in grouped) >= 4
+    chunks = json.loads(rag(home, *args, "-k", "4").stdout)["results"]
+    assert len(chunks) == 4 and grouped[0]["doc_id"] == chunks[0]["doc_id"]
+
+
+def test_save_keeps_each_search_and_the_latest_in_its_format(home: Path) -> None:
+    proc = rag(home, "search", "-q", "monstera", "-f", "markdown", "-s")
+    folder = Path(env_for(home)["DATA_DIR"]) / "query_results"
+    saved = sorted(folder.glob("query_*.md"))
+    assert saved and (folder / "latest.md").read_text(encoding="utf-8") == proc.stdout
+    assert saved[-1].read_text(encoding="utf-8") == proc.stdout and "saved to" in proc.stderr
+    rag(home, "search", "-q", "monstera", "-f", "json", "-s")
+    assert json.loads((folder / "latest.json").read_text(encoding="utf-8"))["query"] == "monstera"
