@@ -157,7 +157,7 @@ def search(
 ) -> None:
     """Hybrid search (dense + BM25, fused, reranked when a cross-encoder is set): ranked chunks with
     sources, each scored by the probability that it is relevant; nothing when nothing is."""
-    from cli import search_cmd
+    from cli import search_cmd, search_formats
 
     fmt = "json" if as_json else fmt
     if query_opt is not None:
@@ -165,8 +165,8 @@ def search(
             fail("give the query once: as QUERY or as -q/--query, not both", code=2)
         query = query_opt
     machine = fmt == "json" and batch_file is None  # batch: stdout is the JSONL stream, errors go to stderr
-    if fmt not in search_cmd.FORMATS:
-        fail(f"unknown --format {fmt!r}; use one of {', '.join(search_cmd.FORMATS)}", code=2)
+    if fmt not in search_formats.FORMATS:
+        fail(f"unknown --format {fmt!r}; use one of {', '.join(search_formats.FORMATS)}", code=2)
     try:
         filters = search_cmd.build_filters(
             vault=vault,
@@ -204,10 +204,12 @@ def search(
         )
     except RAGError as e:
         fail(str(e), as_json=machine)
-    text = search_cmd.render(report, fmt)
+    text = search_formats.render(report, fmt)
     if save:
         path = search_cmd.save(text, fmt, c.settings.data_dir)
-        err_console.print(f"saved to {path} (and latest.{search_cmd.EXTENSIONS[fmt]})", highlight=False, soft_wrap=True)
+        err_console.print(
+            f"saved to {path} (and latest.{search_formats.EXTENSIONS[fmt]})", highlight=False, soft_wrap=True
+        )
     if output is not None:
         output.write_text(text, encoding="utf-8")
     else:
@@ -225,7 +227,7 @@ def similar(
     ] = [],  # noqa: B006
 ) -> None:
     """Documents similar to a given one (the document itself excluded)."""
-    from cli import search_cmd
+    from cli import search_cmd, search_formats
 
     try:
         report = search_cmd.search(
@@ -233,7 +235,7 @@ def similar(
         )
     except RAGError as e:
         fail(str(e), as_json=fmt == "json")
-    emit(search_cmd.render(report, fmt))
+    emit(search_formats.render(report, fmt))
 
 
 @app.command()

@@ -8,17 +8,17 @@ import json
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cli.search_formats import EXTENSIONS
 from components.factory import Components
 from components.resilience.errors import QueryError
 from graph.context import Context
 from graph.rag import build_rag_graph
 
-FORMATS = ("text", "json", "markdown", "brief", "citations")
 _WHERE = re.compile(r"^\s*([\w.\-]+)\s*(>=|<=|~=|=|>|<|:in=)\s*(.*?)\s*$")
 
 
@@ -117,105 +117,7 @@ def search(
     return report
 
 
-# ---------------------------------------------------------------- formats
-def _flat(text: str, n: int = 300) -> str:
-    s = " ".join(text.split())
-    return s if len(s) <= n else s[: n - 1] + "…"
-
-
-def _section(r: dict[str, Any]) -> str:
-    return " > ".join(r.get("section_hierarchy") or []) or "unknown"
-
-
-def _chunks(report: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Chunk-level rows, whether or not the results are grouped by document."""
-    for r in report["results"]:
-        if "chunks" in r:
-            yield from r["chunks"]
-        else:
-            yield r
-
-
-def render(report: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(report, ensure_ascii=False, indent=2, default=str)
-    lines: list[str] = []
-    grouped = any("chunks" in r for r in report["results"])
-    if fmt == "text":
-        if grouped:
-            for g in report["results"]:
-                lines.append(
-                    f"Document [{g['rank']}]: Score {g['score']:.3f}  {g['title'] or 'unknown'}  ({g['source']})"
-                )
-                lines.extend(
-                    f"    chunk {r['chunk'] or 'unknown'}, score {r['score']:.3f}: {_flat(r['text'], 160)}"
-                    for r in g["chunks"]
-                )
-        for r in [] if grouped else report["results"]:
-            lines += [
-                f"Result [{r['rank']}]: Score {r['score']:.3f}",
-                f"  Content: {_flat(r['text'])}",
-                f"  Source: {r['source'] or 'unknown'}",
-                f"  Title: {r['title'] or 'unknown'}",
-                f"  Section: {_section(r)}",
-                f"  Chunk {r['chunk'] or 'unknown'}",
-                "",
-            ]
-    elif fmt == "markdown":
-        lines.append(f"## Search: {report['query'] or report.get('similar_to', '')}\n")
-        for r in _chunks(report):
-            lines += [
-                f"### {r['rank']}. {r['title'] or 'unknown'} — {_section(r)} (score {r['score']:.3f})",
-                "",
-                f"> {_flat(r['text'], 600)}",
-                "",
-                f"Source: `{r['source'] or 'unknown'}` · chunk {r['chunk'] or 'unknown'}"
-                + (f" · tags: {', '.join(r['tags'])}" if r.get("tags") else ""),
-                "",
-            ]
-    elif fmt == "brief":
-        lines += [
-            f"{r['rank']:>3}. {r['score']:.3f}  {r['title'] or 'unknown'} › {_section(r)}" for r in _chunks(report)
-        ]
-    elif fmt == "citations":
-        lines += [
-            f"[{i}] {r['title'] or 'unknown'}, {_section(r)}. {r['source'] or 'unknown'} "
-            f"(chunk {r['chunk'] or 'unknown'})"
-            for i, r in enumerate(_chunks(report), start=1)
-        ]
-    else:
-        raise QueryError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
-    if not report["results"]:
-        lines.append("No results.")
-    lines += [f"warning: {w}" for w in report.get("warnings") or []]
-    if report.get("debug") and fmt != "json":
-        lines.append(_debug_text(report))
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _debug_text(report: dict[str, Any]) -> str:
-    d = report["debug"]
-    out = [
-        "",
-        "debug:",
-        f"  collection {d.get('collection')}, vector size {d.get('vector_size')}, model {d.get('embedding_model')}",
-        f"  retrievers answered: {', '.join(d.get('retrievers') or []) or 'none'}",
-        *([f"  rerank: {d['rerank']}"] if d.get("rerank") else []),
-        f"  qdrant filter: {json.dumps(d.get('qdrant_filter'), ensure_ascii=False)}",
-        "  timings ms: " + ", ".join(f"{k} {v:.1f}" for k, v in (report.get("timings_ms") or {}).items()),
-    ]
-    for r in _chunks(report):
-        rs = r.get("retriever_scores") or {}
-        ranks = ", ".join(f"{k} #{v} ({rs.get(k, 0):.3f})" for k, v in r["ranks"].items())
-        own = " · ".join(f"{k} {rs[k]:.3f}" for k in ("rerank", "ranker", "relevance") if k in rs)
-        out.append(f"  [{r['rank']}] {r['chunk_id']}: {ranks or 'reranked'}" + (f" · {own}" if own else ""))
-    return "\n".join(out)
-
-
-#: file extension per output format
-EXTENSIONS = {"text": "txt", "json": "json", "markdown": "md", "brief": "txt", "citations": "txt"}
-
-
+# ---------------------------------------------------------------- save
 def save(text: str, fmt: str, data_dir: Path) -> Path:
     """Keep a rendered search as ``DATA_DIR/query_results/query_<time>.<ext>`` and ``latest.<ext>``.
 

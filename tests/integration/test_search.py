@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cli import search_cmd
+from cli import search_cmd, search_formats
 from components.factory import Components
 from components.resilience.errors import CollectionNotFound, QueryError
 from components.retrieval.dense import dense_search
@@ -236,17 +236,17 @@ def test_bm25_failure_falls_back_to_dense(indexed: Any, monkeypatch: pytest.Monk
     assert any("dense retrieval only" in w for w in out["warnings"])
 
 
-@pytest.mark.parametrize("fmt", search_cmd.FORMATS)
+@pytest.mark.parametrize("fmt", search_formats.FORMATS)
 def test_every_format_renders(indexed: Any, fmt: str) -> None:
     c, _ = indexed
     report = search_cmd.search(c, {"question": "monstera watering", "top_k": 2, "debug": True}, None)
-    text = search_cmd.render(report, fmt)
+    text = search_formats.render(report, fmt)
     first = report["results"][0]
     expected = {
         "text": f"Result [1]: Score {first['score']:.3f}",
         "markdown": "### 1. Monstera Care — Watering rule",
         "brief": "  1. ",
-        "citations": "[1] Monstera Care, Watering rule.",
+        "citations": "[1] Monstera Care — Watering rule. ",
     }
     if fmt == "json":
         assert json.loads(text)["results"][0]["chunk_id"] == first["chunk_id"]
