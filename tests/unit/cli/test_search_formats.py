@@ -46,24 +46,13 @@ def grouped() -> list[dict[str, Any]]:
         chunk(3, "dpr", "Dense Passage Retrieval", ["Results"], **PAPER),
     ]
     b = [chunk(2, "note", "ベクトル検索", ["HNSW"])]
-    return [
-        {
-            "doc_id": "dpr",
-            "rank": 1,
-            "score": a[0]["score"],
-            "title": a[0]["title"],
-            "source": a[0]["source"],
-            "chunks": a,
-        },
-        {
-            "doc_id": "note",
-            "rank": 2,
-            "score": b[0]["score"],
-            "title": b[0]["title"],
-            "source": b[0]["source"],
-            "chunks": b,
-        },
-    ]
+    return [document(1, a), document(2, b)]
+
+
+def document(rank: int, chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    first = chunks[0]
+    keys = ("doc_id", "score", "title", "source")
+    return {"rank": rank, **{k: first[k] for k in keys}, "chunks": chunks}
 
 
 def test_a_paper_is_cited_apa_like_and_a_note_by_title_section_path_and_date() -> None:
