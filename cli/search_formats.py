@@ -87,7 +87,7 @@ def _brief(report: dict[str, Any]) -> list[str]:
     if _grouped(report):
         return [
             f"{g['rank']:>3}. {g['score']:.3f}  {g['title'] or 'unknown'} ({len(g['chunks'])} "
-            f"chunk{'s' if len(g['chunks']) != 1 else ''}: {', '.join(_section(r) for r in g['chunks'])})"
+            f"chunk{'s' if len(g['chunks']) != 1 else ''}: {', '.join(dict.fromkeys(_section(r) for r in g['chunks']))})"
             for g in report["results"]
         ]
     return [f"{r['rank']:>3}. {r['score']:.3f}  {r['title'] or 'unknown'} › {_section(r)}" for r in report["results"]]
