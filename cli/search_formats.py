@@ -85,11 +85,13 @@ def _markdown(report: dict[str, Any]) -> list[str]:
 
 def _brief(report: dict[str, Any]) -> list[str]:
     if _grouped(report):
-        return [
-            f"{g['rank']:>3}. {g['score']:.3f}  {g['title'] or 'unknown'} ({len(g['chunks'])} "
-            f"chunk{'s' if len(g['chunks']) != 1 else ''}: {', '.join(dict.fromkeys(_section(r) for r in g['chunks']))})"
-            for g in report["results"]
-        ]
+        lines = []
+        for g in report["results"]:
+            n, sections = len(g["chunks"]), ", ".join(dict.fromkeys(_section(r) for r in g["chunks"]))
+            lines.append(
+                f"{g['rank']:>3}. {g['score']:.3f}  {g['title'] or 'unknown'} ({n} chunk{'s' if n != 1 else ''}: {sections})"
+            )
+        return lines
     return [f"{r['rank']:>3}. {r['score']:.3f}  {r['title'] or 'unknown'} › {_section(r)}" for r in report["results"]]
 
 
