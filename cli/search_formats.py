@@ -88,9 +88,8 @@ def _brief(report: dict[str, Any]) -> list[str]:
         lines = []
         for g in report["results"]:
             n, sections = len(g["chunks"]), ", ".join(dict.fromkeys(_section(r) for r in g["chunks"]))
-            lines.append(
-                f"{g['rank']:>3}. {g['score']:.3f}  {g['title'] or 'unknown'} ({n} chunk{'s' if n != 1 else ''}: {sections})"
-            )
+            chunks = f"{n} chunk{'s' if n != 1 else ''}: {sections}"
+            lines.append(f"{g['rank']:>3}. {g['score']:.3f}  {g['title'] or 'unknown'} ({chunks})")
         return lines
     return [f"{r['rank']:>3}. {r['score']:.3f}  {r['title'] or 'unknown'} › {_section(r)}" for r in report["results"]]
 
