@@ -155,6 +155,10 @@ class Condition:
     label: str
     qdrant: Any
     test: Predicate
+    key: str = ""
+    """For a condition on a field's values (vault, tag, language, ``where`` eq/in): the field, so
+    that an empty result can suggest the values the index does hold."""
+    wanted: tuple[Any, ...] = ()
 
 
 def _get(payload: dict[str, Any], key: str) -> Any:
@@ -179,7 +183,11 @@ def _any_of(key: str, values: list[Any], label: str) -> Condition:
     """The field (or any element of a list field) equals one of ``values``."""
     match: Any = models.MatchAny(any=values) if len(values) > 1 else models.MatchValue(value=values[0])
     return Condition(
-        label, models.FieldCondition(key=key, match=match), lambda p: any(x in values for x in _values(_get(p, key)))
+        label,
+        models.FieldCondition(key=key, match=match),
+        lambda p: any(x in values for x in _values(_get(p, key))),
+        key=key,
+        wanted=tuple(values),
     )
 
 
@@ -240,6 +248,8 @@ def _field_condition(w: FieldFilter) -> Condition:
             f"{key} == {v!r}",
             models.FieldCondition(key=key, match=models.MatchValue(value=v)),
             lambda p: v in _values(_get(p, key)),
+            key=key,
+            wanted=(v,),
         )
     if w.op == "in":
         vs = list(w.value)
@@ -247,6 +257,8 @@ def _field_condition(w: FieldFilter) -> Condition:
             f"{key} in {vs}",
             models.FieldCondition(key=key, match=models.MatchAny(any=vs)),
             lambda p: any(x in vs for x in _values(_get(p, key))),
+            key=key,
+            wanted=tuple(vs),
         )
     if w.op == "contains":
         v = str(w.value)

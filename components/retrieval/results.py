@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from components.retrieval.filters import SearchFilters
+from components.retrieval.filters import Condition, SearchFilters
 from components.stores.bm25 import BM25Index
 
 
@@ -25,6 +27,33 @@ def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def did_you_mean(cond: Condition, payloads: Sequence[Mapping[str, Any]]) -> str:
+    """ "; did you mean 'rag'?" for a value filter whose values are close to ones the index holds
+    (a typo, another case), else the values it does hold when there are few; "" when neither."""
+    if not cond.key or not cond.wanted:
+        return ""
+    held: dict[str, None] = {}
+    for p in payloads:
+        value: Any = p
+        for part in cond.key.split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                held.setdefault(str(v), None)
+    if not held:
+        return ""
+    folded = {h.casefold(): h for h in held}
+    close: list[str] = []
+    for w in cond.wanted:
+        close += [folded[m] for m in difflib.get_close_matches(str(w).casefold(), list(folded), n=3, cutoff=0.75)]
+    close = list(dict.fromkeys(close))
+    if close:
+        return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+    if len(held) <= 12:
+        return f"; the index holds {', '.join(repr(h) for h in sorted(held))}"
+    return ""
+
+
 def explain_empty(bm25: BM25Index, filters: SearchFilters) -> str:
     """Name the filter condition that leaves nothing (or say the combination does)."""
     if bm25.size == 0:
@@ -34,7 +63,7 @@ def explain_empty(bm25: BM25Index, filters: SearchFilters) -> str:
         return "no chunk matched the query terms or vectors"
     for cond in conds:
         if not any(cond.test(p) for p in bm25.payloads):
-            return f"no chunk matches the filter {cond.label}"
+            return f"no chunk matches the filter {cond.label}" + did_you_mean(cond, bm25.payloads)
     return "each filter matches something, but together they match nothing: " + " AND ".join(
         cond.label for cond in conds
     )

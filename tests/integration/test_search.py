@@ -123,6 +123,26 @@ def test_filter_that_empties_the_result_is_named(indexed: Any) -> None:
     assert any("together they match nothing" in w for w in out["warnings"])
 
 
+@pytest.mark.parametrize(
+    ("filters", "hint"),
+    [
+        ({"vaults": ["reserch"]}, "no chunk matches the filter vault in ['reserch']; did you mean 'research'?"),
+        ({"tags": ["RAG"]}, "no chunk matches the filter tag 'RAG'; did you mean 'rag'?"),
+        ({"language": "de"}, "no chunk matches the filter language 'de'; the index holds 'en', 'ja'"),
+        (
+            {"where": [{"key": "format", "op": "eq", "value": "markdwon"}]},
+            "no chunk matches the filter format == 'markdwon'; did you mean 'markdown'?",
+        ),
+    ],
+)
+def test_a_filter_value_that_matches_nothing_suggests_what_the_index_holds(
+    indexed: Any, filters: dict[str, Any], hint: str
+) -> None:
+    c, _ = indexed
+    out = run(c, question="search", filters=filters)
+    assert out["results"] == [] and any(hint in w for w in out["warnings"]), out["warnings"]
+
+
 def test_group_by_document_multi_query_and_similar(indexed: Any) -> None:
     c, _ = indexed
     grouped = run(c, question="BM25 parameters", top_k=10, group_by_document=True)["results"]
