@@ -239,6 +239,28 @@ def similar(
 
 
 @app.command()
+def show(
+    doc_id: Annotated[str, typer.Argument(help="Document id (see doc_id in search results).")],
+    collection: Annotated[str | None, typer.Option(help="Collection to read.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    groups: Annotated[
+        list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
+    ] = [],  # noqa: B006
+) -> None:
+    """One document as the index holds it: its metadata and its chunks in order."""
+    from cli import show_cmd
+
+    try:
+        doc = show_cmd.document(_components(), doc_id, collection, groups)
+    except RAGError as e:
+        fail(str(e), as_json=as_json)
+    if as_json:
+        print_json(doc)
+    else:
+        emit(show_cmd.render(doc))
+
+
+@app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="Your question, in Japanese or English.")],
     thread: Annotated[str | None, typer.Option("--thread", help="Continue this conversation thread.")] = None,

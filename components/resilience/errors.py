@@ -23,6 +23,16 @@ class QueryError(RAGError):
     """A query is invalid (empty, malformed filter, ...)."""
 
 
+class UnknownDocument(QueryError):
+    """A document id the collection does not hold, or holds outside the caller's access groups
+    (the same words either way, so a hidden document's existence does not leak)."""
+
+    def __init__(self, doc_id: str, collection: str) -> None:
+        super().__init__(
+            f"No document with id {doc_id!r} in collection {collection!r}; `rag search` shows each result's doc_id."
+        )
+
+
 class CollectionNotFound(RAGError):
     """The collection a query or status call names does not exist."""
 

@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.resilience.errors import QueryError, ServiceUnavailable
+from components.resilience.errors import QueryError, ServiceUnavailable, UnknownDocument
 from components.retrieval.dense import has_document
 from components.retrieval.filters import SearchFilters
 from components.text.language import detect_language
@@ -44,10 +44,7 @@ def make(c: Components) -> Node:
             if similar_to and not has_document(
                 index, similar_to, within=run_filters(c, state, ctx).access_only().to_qdrant()
             ):
-                raise QueryError(
-                    f"No document with id {similar_to!r} in collection {index.collection!r}; "
-                    "`rag search` shows each result's doc_id."
-                )
+                raise UnknownDocument(similar_to, index.collection)
             # load the model here, so its first-use cost does not eat the vector store's timeout
             c.embedder.warm_up()
             return meta

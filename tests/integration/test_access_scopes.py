@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from components.factory import Components
-from components.resilience.errors import QueryError, RAGError
+from components.resilience.errors import QueryError, RAGError, UnknownDocument
 from components.settings import Settings
 from graph.context import Context
 from graph.rag import build_rag_graph
@@ -123,7 +123,13 @@ def test_similar_to_a_hidden_document_is_not_in_the_index(store: tuple[Component
 
     # the same answer as for a document that does not exist: its existence does not leak
     assert refusal(hidden) == refusal(str(notes / "No such note.md"))
-    assert refusal(hidden).startswith("QueryError: No document with id 'ID'")
+    assert refusal(hidden).startswith("UnknownDocument: No document with id 'ID'")
+    # rag show reads with the same rule
+    from cli.show_cmd import document
+
+    with pytest.raises(UnknownDocument):
+        document(c, hidden, None)
+    assert document(c, hidden, None, ("hr",))["title"] == "Salary bands 2026"
     assert run(c, {"mode": "search", "similar_to": hidden, "top_k": 3}, ("hr",))["results"]
 
 

@@ -106,3 +106,15 @@ def test_save_keeps_each_search_and_the_latest_in_its_format(home: Path) -> None
     assert saved[-1].read_text(encoding="utf-8") == proc.stdout and "saved to" in proc.stderr
     rag(home, "search", "-q", "monstera", "-f", "json", "-s")
     assert json.loads((folder / "latest.json").read_text(encoding="utf-8"))["query"] == "monstera"
+
+
+def test_show_prints_a_documents_metadata_and_chunks_and_refuses_an_unknown_id(home: Path) -> None:
+    hit = json.loads(rag(home, "search", "-q", "味噌を入れるタイミング", "-k", "1", "-f", "json").stdout)["results"][0]
+    doc = json.loads(rag(home, "show", hit["doc_id"], "--json").stdout)
+    assert doc["doc_id"] == hit["doc_id"] and doc["title"] == "味噌汁" and "料理" in doc["tags"]
+    assert [c["index"] for c in doc["chunks"]] == sorted(c["index"] for c in doc["chunks"])
+    assert hit["chunk_id"] in {c["chunk_id"] for c in doc["chunks"]}
+    text = rag(home, "show", hit["doc_id"]).stdout
+    assert text.startswith("味噌汁\n") and f"chunks   {len(doc['chunks'])}" in text
+    err = " ".join(rag(home, "show", "no-such-doc", code=1).stderr.split())
+    assert "No document with id 'no-such-doc' in collection" in err
