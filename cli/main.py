@@ -97,12 +97,19 @@ def ingest(
 def status(
     collection: Annotated[str | None, typer.Option(help="Collection to describe.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    with_facets: Annotated[
+        bool, typer.Option("--facets", help="Also the vaults, tags, languages, formats and collections, with counts.")
+    ] = False,
 ) -> None:
     """Show the store, the collection, the embedding model, BM25 and Ollama state."""
-    from cli.status_cmd import gather, show
+    from cli.status_cmd import facets, gather, show
 
     try:
-        show(gather(_components(), collection), as_json=as_json)
+        c = _components()
+        report = gather(c, collection)
+        if with_facets and report.get("exists"):
+            report["facets"] = facets(c, collection)
+        show(report, as_json=as_json)
     except RAGError as e:
         fail(str(e), as_json=as_json)
 

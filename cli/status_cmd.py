@@ -12,6 +12,7 @@ from components.factory import Components
 from components.models import providers
 from components.models.calibration import is_calibrated
 from components.resilience.errors import CollectionNotFound, LLMUnavailable
+from components.retrieval.filters import field_values
 from components.settings import Settings
 from components.stores.bm25 import cache_path, cache_state
 
@@ -97,6 +98,33 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
     return report
 
 
+#: facet name → the payload field it counts (``metadata.*``: a document's own metadata)
+FACETS = {
+    "vaults": "vault",
+    "tags": "tags",
+    "languages": "language",
+    "formats": "format",
+    "collections": "metadata.collections",
+    "item_types": "metadata.item_type",
+}
+
+
+def facets(c: Components, collection: str | None) -> dict[str, dict[str, int]]:
+    """Documents per value of each facet the index holds (a filter's values to choose from)."""
+    seen: dict[str, dict[str, set[str]]] = {name: {} for name in FACETS}
+    for p in c.bm25(collection).payloads:
+        doc = str(p.get("doc_id"))
+        for name, key in FACETS.items():
+            for v in field_values(p, key):
+                if v not in (None, ""):
+                    seen[name].setdefault(str(v), set()).add(doc)
+    return {
+        name: dict(sorted(((v, len(docs)) for v, docs in values.items()), key=lambda x: (-x[1], x[0])))
+        for name, values in seen.items()
+        if values
+    }
+
+
 def show(report: dict[str, Any], *, as_json: bool) -> None:
     if as_json:
         print_json(report)
@@ -137,4 +165,6 @@ def show(report: dict[str, Any], *, as_json: bool) -> None:
     t.add_row("chat models", report["llm"]["note"])
     t.add_row("web search", report["web_search"]["note"])
     t.add_row("reranker", report["reranker"]["note"])
+    for name, counts in (report.get("facets") or {}).items():
+        t.add_row(name.replace("_", " "), ", ".join(f"{v} ({n})" for v, n in counts.items()))
     console.print(t)

@@ -174,6 +174,11 @@ def _values(v: Any) -> list[Any]:
     return v if isinstance(v, list) else ([] if v is None else [v])
 
 
+def field_values(payload: dict[str, Any], key: str) -> list[Any]:
+    """The values of a (dotted) payload field, a list field's elements one by one; [] when absent."""
+    return _values(_get(payload, key))
+
+
 def _ts(d: date, end: bool = False) -> float:
     dt = datetime(d.year, d.month, d.day, tzinfo=UTC)
     return dt.timestamp() + (86400 - 1e-3 if end else 0.0)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from components.retrieval.filters import Condition, SearchFilters
+from components.retrieval.filters import Condition, SearchFilters, field_values
 from components.stores.bm25 import BM25Index
 
 
@@ -27,17 +27,14 @@ def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def did_you_mean(cond: Condition, payloads: Sequence[Mapping[str, Any]]) -> str:
+def did_you_mean(cond: Condition, payloads: Sequence[dict[str, Any]]) -> str:
     """ "; did you mean 'rag'?" for a value filter whose values are close to ones the index holds
     (a typo, another case), else the values it does hold when there are few; "" when neither."""
     if not cond.key or not cond.wanted:
         return ""
     held: dict[str, None] = {}
     for p in payloads:
-        value: Any = p
-        for part in cond.key.split("."):
-            value = value.get(part) if isinstance(value, Mapping) else None
-        for v in value if isinstance(value, list) else [value]:
+        for v in field_values(p, cond.key):
             if isinstance(v, (str, int, float)) and not isinstance(v, bool):
                 held.setdefault(str(v), None)
     if not held:

@@ -118,3 +118,12 @@ def test_show_prints_a_documents_metadata_and_chunks_and_refuses_an_unknown_id(h
     assert text.startswith("味噌汁\n") and f"chunks   {len(doc['chunks'])}" in text
     err = " ".join(rag(home, "show", "no-such-doc", code=1).stderr.split())
     assert "No document with id 'no-such-doc' in collection" in err
+
+
+def test_status_facets_count_documents_per_vault_tag_and_language(home: Path) -> None:
+    report = json.loads(rag(home, "status", "--facets", "--json").stdout)
+    facets = report["facets"]
+    assert facets["vaults"] == {"life": report["documents"]}  # this home ingested the life vault only
+    assert facets["languages"].keys() == {"en", "ja"} and facets["tags"]["料理"] >= 2
+    assert "facets" not in json.loads(rag(home, "status", "--json").stdout)
+    assert "vaults" in rag(home, "status", "--facets").stdout
