@@ -132,6 +132,18 @@ def search(
     lang: Annotated[str | None, typer.Option("--lang", help="Language: ja, en.")] = None,
     doc_id: Annotated[list[str], typer.Option("--doc-id", help="Only these documents (repeat).")] = [],  # noqa: B006
     where: Annotated[list[str], typer.Option(help="key=value, key~=text, key:in=a,b, key>=n (repeat).")] = [],  # noqa: B006
+    year_min: Annotated[
+        int | None, typer.Option("--year-min", help="Documents whose metadata year is >= this.")
+    ] = None,
+    year_max: Annotated[
+        int | None, typer.Option("--year-max", help="Documents whose metadata year is <= this.")
+    ] = None,
+    collections: Annotated[
+        list[str], typer.Option("--collections", help="Documents in any of these metadata collections (repeat).")
+    ] = [],  # noqa: B006
+    item_types: Annotated[
+        list[str], typer.Option("--item-types", help="Documents of any of these metadata item types (repeat).")
+    ] = [],  # noqa: B006
     fmt: Annotated[str, typer.Option("-f", "--format", help="text, json, markdown, brief or citations.")] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Timings, Qdrant filter, per-retriever ranks.")] = False,
@@ -186,6 +198,10 @@ def search(
             lang=lang,
             doc_id=doc_id,
             where=where,
+            year_min=year_min,
+            year_max=year_max,
+            collections=collections,
+            item_types=item_types,
         )
         if batch_file is not None:
             if not batch_file.exists():

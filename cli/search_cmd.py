@@ -59,7 +59,21 @@ def build_filters(
     lang: str | None = None,
     doc_id: Sequence[str] = (),
     where: Sequence[str] = (),
+    year_min: int | None = None,
+    year_max: int | None = None,
+    collections: Sequence[str] = (),
+    item_types: Sequence[str] = (),
 ) -> dict[str, Any]:
+    """The filters of the CLI's options; the paper-query options are ``where`` conditions on the
+    document's metadata (``metadata.year``, ``metadata.collections``, ``metadata.item_type``)."""
+    conditions = [parse_where(w) for w in where]
+    if year_min is not None or year_max is not None:
+        bounds = {"gte": year_min, "lte": year_max}
+        conditions.append({"key": "metadata.year", "op": "range", **{k: v for k, v in bounds.items() if v is not None}})
+    if collections:
+        conditions.append({"key": "metadata.collections", "op": "in", "value": list(collections)})
+    if item_types:
+        conditions.append({"key": "metadata.item_type", "op": "in", "value": list(item_types)})
     f: dict[str, Any] = {
         "vaults": list(vault) or None,
         "tags": list(tag) or None,
@@ -70,7 +84,7 @@ def build_filters(
         "section": section,
         "language": lang,
         "doc_ids": list(doc_id) or None,
-        "where": [parse_where(w) for w in where],
+        "where": conditions,
     }
     return {k: v for k, v in f.items() if v not in (None, [])}
 

@@ -127,3 +127,55 @@ def test_status_facets_count_documents_per_vault_tag_and_language(home: Path) ->
     assert facets["languages"].keys() == {"en", "ja"} and facets["tags"]["料理"] >= 2
     assert "facets" not in json.loads(rag(home, "status", "--json").stdout)
     assert "vaults" in rag(home, "status", "--facets").stdout
+
+
+def test_paper_filters_select_by_year_collection_and_item_type(tmp_path: Path) -> None:
+    papers = [
+        (
+            "bm25",
+            "Okapi BM25 ranks documents by term frequency and inverse document frequency.",
+            1994,
+            ["ir"],
+            "journalArticle",
+        ),
+        (
+            "dpr",
+            "Dense passage retrieval ranks passages by the dot product of learned vectors.",
+            2020,
+            ["ir", "nlp"],
+            "conferencePaper",
+        ),
+        (
+            "rag",
+            "Retrieval-augmented generation ranks passages and then writes an answer from them.",
+            2020,
+            ["nlp"],
+            "preprint",
+        ),
+    ]
+    corpus = tmp_path / "papers.jsonl"
+    corpus.write_text(
+        "".join(
+            json.dumps(
+                {"_id": i, "title": i.upper(), "text": t, "metadata": {"year": y, "collections": c, "item_type": k}}
+            )
+            + "\n"
+            for i, t, y, c, k in papers
+        ),
+        encoding="utf-8",
+    )
+    rag(tmp_path, "ingest", str(corpus), "--json")
+
+    def docs(*flags: str) -> set[str]:
+        out = json.loads(
+            rag(
+                tmp_path, "search", "-q", "ranks documents and passages", "--min-score", "0", "-f", "json", *flags
+            ).stdout
+        )
+        return {r["doc_id"] for r in out["results"]}
+
+    assert docs() == {"bm25", "dpr", "rag"}
+    assert docs("--year-min", "2000") == {"dpr", "rag"} and docs("--year-max", "2000") == {"bm25"}
+    assert docs("--collections", "ir") == {"bm25", "dpr"}
+    assert docs("--item-types", "preprint", "--item-types", "journalArticle") == {"bm25", "rag"}
+    assert docs("--year-min", "2020", "--collections", "ir") == {"dpr"}
