@@ -54,13 +54,18 @@ def dense_search(
     return out, {"query_embedding": (t1 - t0) * 1000, "dense": (t2 - t1) * 1000}
 
 
-def has_document(index: QdrantIndex, doc_id: str, *, within: models.Filter | None = None) -> bool:
-    """Whether ``doc_id`` has a chunk in the index that ``within`` (the caller's access) lets them see."""
+def _document(doc_id: str, within: models.Filter | None) -> models.Filter:
+    """The chunks of ``doc_id`` that ``within`` (the caller's access restriction) lets them see."""
     must: list[Any] = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
     if within is not None:
         must.append(within)
+    return models.Filter(must=must)
+
+
+def has_document(index: QdrantIndex, doc_id: str, *, within: models.Filter | None = None) -> bool:
+    """Whether ``doc_id`` has a chunk in the index that ``within`` (the caller's access) lets them see."""
     points, _ = index.client.scroll(
-        index.collection, limit=1, with_vectors=False, with_payload=False, scroll_filter=models.Filter(must=must)
+        index.collection, limit=1, with_vectors=False, with_payload=False, scroll_filter=_document(doc_id, within)
     )
     return bool(points)
 
@@ -68,15 +73,12 @@ def has_document(index: QdrantIndex, doc_id: str, *, within: models.Filter | Non
 def similar_vector(index: QdrantIndex, doc_id: str, *, within: models.Filter | None = None) -> np.ndarray | None:
     """The mean of a document's chunk vectors (to find documents like it); None when it is not
     indexed, or not visible through ``within`` (the caller's access restriction)."""
-    must: list[Any] = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
-    if within is not None:
-        must.append(within)
     points, _ = index.client.scroll(
         index.collection,
         limit=10_000,
         with_vectors=True,
         with_payload=False,
-        scroll_filter=models.Filter(must=must),
+        scroll_filter=_document(doc_id, within),
     )
     if not points:
         return None
