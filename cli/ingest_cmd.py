@@ -66,6 +66,7 @@ async def run_ingest(
         "written_documents",
         "written_chunks",
         "pruned",
+        "retyped",
         "ignored",
         "failures",
         "version",
@@ -88,6 +89,8 @@ def summary(report: dict[str, Any], *, as_json: bool) -> None:
     if report.get("sentences") is not None:
         t.add_row("sentence vectors (new)", f"{report['sentences']} ({report['sentences_embedded']})")
     t.add_row("pruned", str(report["pruned"] or 0))
+    if report.get("retyped"):
+        t.add_row("chunks given their type (older version)", str(report["retyped"]))
     t.add_row("ignored (unsupported files in folders)", str(report["ignored"] or 0))
     t.add_row("failed", str(len(report["failures"] or [])))
     t.add_row("seconds", f"{report['seconds']:.1f}")

@@ -144,6 +144,14 @@ def search(
     item_types: Annotated[
         list[str], typer.Option("--item-types", help="Documents of any of these metadata item types (repeat).")
     ] = [],  # noqa: B006
+    chunk_types: Annotated[
+        list[str],
+        typer.Option(
+            "-c",
+            "--chunk-types",
+            help="Only these kinds of chunk: heading, abstract, body, table, code (repeat or a,b).",
+        ),
+    ] = [],  # noqa: B006
     fmt: Annotated[str, typer.Option("-f", "--format", help="text, json, markdown, brief or citations.")] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Timings, Qdrant filter, per-retriever ranks.")] = False,
@@ -202,6 +210,7 @@ def search(
             year_max=year_max,
             collections=collections,
             item_types=item_types,
+            chunk_types=chunk_types,
         )
         if batch_file is not None:
             if not batch_file.exists():

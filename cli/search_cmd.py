@@ -63,6 +63,7 @@ def build_filters(
     year_max: int | None = None,
     collections: Sequence[str] = (),
     item_types: Sequence[str] = (),
+    chunk_types: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The filters of the CLI's options; the paper-query options are ``where`` conditions on the
     document's metadata (``metadata.year``, ``metadata.collections``, ``metadata.item_type``)."""
@@ -84,6 +85,7 @@ def build_filters(
         "section": section,
         "language": lang,
         "doc_ids": list(doc_id) or None,
+        "chunk_types": [t.strip() for v in chunk_types for t in v.split(",") if t.strip()] or None,
         "where": conditions,
     }
     return {k: v for k, v in f.items() if v not in (None, [])}

@@ -50,7 +50,7 @@ def _text(report: dict[str, Any]) -> list[str]:
             f"  Source: {r['source'] or 'unknown'}",
             f"  Title: {r['title'] or 'unknown'}",
             f"  Section: {_section(r)}",
-            f"  Chunk {r['chunk'] or 'unknown'}",
+            f"  Chunk {r['chunk'] or 'unknown'}" + (f" ({r['chunk_type']})" if r.get("chunk_type") else ""),
             "",
         ]
     return lines
@@ -141,11 +141,21 @@ def _about(r: Mapping[str, Any]) -> str:
 
 
 def _authors(value: Any) -> str:
+    """APA's author list: family name and initials, "A, B, & C" (two: "A, & B")."""
     names = [str(v).strip() for v in value] if isinstance(value, list) else [str(value).strip()] if value else []
-    names = [n for n in names if n]
-    if len(names) > 2:
+    names = [_apa_name(n) for n in names if n]
+    if len(names) > 1:
         return ", ".join(names[:-1]) + ", & " + names[-1]
-    return " & ".join(names)
+    return "".join(names)
+
+
+def _apa_name(name: str) -> str:
+    """ "Jane Q. Smith" to "Smith, J. Q."; a name already family-first ("Smith, J.") or written
+    without spaces (山田太郎, an organisation's one word) stays as it is."""
+    parts = name.split()
+    if "," in name or len(parts) < 2:
+        return name
+    return f"{parts[-1]}, " + " ".join(f"{p[0]}." for p in parts[:-1])
 
 
 def _year(meta: Mapping[str, Any]) -> str:

@@ -41,6 +41,7 @@ def document(c: Components, doc_id: str, collection: str | None, groups: Sequenc
             "chunk_id": p.get("chunk_id"),
             "index": p.get("chunk_index"),
             "section": " > ".join(p.get("section_hierarchy") or []),
+            "type": p.get("chunk_type"),
             "chars": len(p.get("text") or ""),
             "opening": " ".join(str(p.get("text") or "").split())[:100],
         }
@@ -60,6 +61,8 @@ def render(doc: dict[str, Any]) -> str:
         lines.append(f"  {key:<8} {value}")
     lines.append(f"  chunks   {len(doc['chunks'])}")
     lines += [
-        f"    {ch['index']:>3}. {ch['section'] or '—'} ({ch['chars']} chars): {ch['opening']}" for ch in doc["chunks"]
+        f"    {ch['index']:>3}. {ch['section'] or '—'} ({ch.get('type') or 'chunk'}, {ch['chars']} chars): "
+        f"{ch['opening']}"
+        for ch in doc["chunks"]
     ]
     return "\n".join(lines) + "\n"

@@ -106,6 +106,7 @@ FACETS = {
     "formats": "format",
     "collections": "metadata.collections",
     "item_types": "metadata.item_type",
+    "chunk_types": "chunk_type",
 }
 
 

@@ -42,6 +42,8 @@ class IngestState(IngestInput, total=False):
     written_documents: Annotated[int, operator.add]
     written_chunks: Annotated[int, operator.add]
     pruned: int
+    retyped: int
+    """Chunks of an older version labelled with their chunk type (payload only)."""
     collection: str
     version: int
     started: float
@@ -61,6 +63,7 @@ class IngestOutput(TypedDict, total=False):
     written_documents: int
     written_chunks: int
     pruned: int
+    retyped: int
     ignored: int
     failures: list[dict[str, str]]
     version: int

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from components.ingestion.chunk_types import chunk_type
 from components.text.language import detect_language
 
 
@@ -68,6 +69,11 @@ class Chunk:
     @property
     def chunk_id(self) -> str:
         return f"{self.doc.doc_id}#{self.index}"
+
+    @property
+    def chunk_type(self) -> str:
+        """``heading``, ``abstract``, ``body``, ``table`` or ``code`` (see chunk_types)."""
+        return chunk_type(self.text, self.section_hierarchy, self.doc.title)
 
     @property
     def search_text(self) -> str:

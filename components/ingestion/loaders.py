@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from components.ingestion.documents import Document
+from components.ingestion.pdf_info import pdf_metadata
 from components.resilience.errors import IndexingError
 
 log = logging.getLogger(__name__)
@@ -364,6 +365,7 @@ def load_pdf(src: SourceFile) -> list[Document]:
             raise IndexingError("PDF is encrypted; decrypt it first (e.g. `qpdf --decrypt`)")
         pages = [(f"p. {i + 1}", (page.extract_text() or "").strip()) for i, page in enumerate(reader.pages)]
         info = reader.metadata
+        meta = pdf_metadata(reader, next((t for _, t in pages if t), ""))
     except PdfReadError as e:
         raise IndexingError(f"not a readable PDF ({e})") from e
     except IndexingError:
@@ -388,6 +390,7 @@ def load_pdf(src: SourceFile) -> list[Document]:
             created=created,
             modified=_mtime(src.path),
             pages=pages,
+            metadata=meta,
         )
     ]
 

@@ -6,8 +6,8 @@ condition has a human label, so an empty result can name the condition responsib
 
 Semantics: ``vaults`` any of; ``tags`` all of; ``created_from``/``created_to`` inclusive on the
 created date; ``source`` exact, ``source_prefix`` a path or URL prefix; ``section`` any heading
-of the chunk's section path; ``language``; ``doc_ids`` any of; ``where`` free conditions on any
-payload field: ``eq`` (a list field matches when any element equals), ``in`` (any of),
+of the chunk's section path; ``language``; ``doc_ids`` any of; ``chunk_types`` any of; ``where``
+free conditions on any payload field: ``eq`` (a list field matches when any element equals), ``in`` (any of),
 ``contains`` (case-sensitive substring of a text field, or of any element of a list field) and
 ``range`` (``gte``/``lte``/``gt``/``lt``; numbers, or ISO dates on date fields).
 """
@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from qdrant_client import models
 
+from components.ingestion.chunk_types import ChunkType
 from components.resilience.errors import QueryError
 from components.stores.qdrant import norm_prefix
 
@@ -86,9 +87,12 @@ class SearchFilters(BaseModel):
     section: str | None = Field(default=None, description="A heading in the chunk's section path.")
     language: str | None = Field(default=None, description="ja, en, ...")
     doc_ids: list[str] | None = Field(default=None, description="Any of these document ids.")
+    chunk_types: list[ChunkType] | None = Field(
+        default=None, description="Any of these chunk types: heading, abstract, body, table, code."
+    )
     where: list[FieldFilter] = Field(default_factory=list, description="Conditions on any payload field.")
 
-    @field_validator("tags", "vaults", "doc_ids")
+    @field_validator("tags", "vaults", "doc_ids", "chunk_types")
     @classmethod
     def _no_blank(cls, v: list[str] | None) -> list[str] | None:
         if v is not None:
@@ -228,6 +232,8 @@ def _conditions(f: SearchFilters) -> list[Condition]:
         out.append(_any_of("language", [f.language], f"language {f.language!r}"))
     if f.doc_ids:
         out.append(_any_of("doc_id", list(f.doc_ids), f"doc_id in {f.doc_ids}"))
+    if f.chunk_types:
+        out.append(_any_of("chunk_type", list(f.chunk_types), f"chunk type in {f.chunk_types}"))
     out.extend(_field_condition(w) for w in f.where)
     if f._access is not None:
         out.append(_access_condition(f._access))

@@ -20,6 +20,7 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from threadpoolctl import threadpool_limits
 
+from components.ingestion.chunk_types import chunk_type
 from components.ingestion.documents import Chunk
 from components.resilience.errors import (
     CollectionNotFound,
@@ -52,6 +53,7 @@ _INDEXED = {
     "created_ts": "float",
     "parent_id": "keyword",
     "access": "keyword",
+    "chunk_type": "keyword",
 }
 
 
@@ -112,6 +114,7 @@ def chunk_payload(c: Chunk, content_hash: str) -> dict[str, Any]:
         "title": d.title,
         "section_hierarchy": c.section_hierarchy,
         "section": " > ".join(c.section_hierarchy),
+        "chunk_type": c.chunk_type,
         "vault": d.vault,
         "tags": d.tags,
         "aliases": d.aliases,
@@ -378,6 +381,31 @@ class QdrantIndex:
                 update_operations=ops + deletes,
                 wait=True,
             )
+
+    def backfill_chunk_types(self) -> int:
+        """Label the chunks a version without ``chunk_type`` wrote; returns how many were labelled.
+
+        The type is computed from the stored payload alone (see ``chunk_types``), so this costs a
+        filtered scroll and one payload write per type: no re-chunking, no embedding.
+        """
+        missing = models.Filter(must=[models.IsEmptyCondition(is_empty=models.PayloadField(key="chunk_type"))])
+        by_type: dict[str, list[Any]] = {}
+        for p in self.scroll(fields=[CONTENT_KEY, "section_hierarchy", "title"], scroll_filter=missing):
+            pl = p.payload or {}
+            label = chunk_type(
+                str(pl.get(CONTENT_KEY) or ""), list(pl.get("section_hierarchy") or []), str(pl.get("title") or "")
+            )
+            by_type.setdefault(label, []).append(p.id)
+        for kind, ids in by_type.items():
+            self._call(
+                "set_payload",
+                self.client.set_payload,
+                self.collection,
+                payload={"chunk_type": kind},
+                points=models.PointIdsList(points=ids),
+                wait=True,
+            )
+        return sum(len(ids) for ids in by_type.values())
 
     def upsert_vectors(self, point_ids: Sequence[str], vectors: np.ndarray) -> None:
         """Write bare vectors (no payload) under the given ids, in one request."""

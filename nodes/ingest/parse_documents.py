@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -12,16 +13,24 @@ from components.ingestion.pipeline import parse_sources
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
 
+log = logging.getLogger(__name__)
+
 
 def make(c: Components) -> Node:
     async def parse_documents(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
         index = c.index(state.get("collection"))
 
-        def work() -> Any:
-            states = index.doc_states() if index.exists() else {}
-            return parse_sources(list(state.get("files") or []), states)
+        def work() -> tuple[Any, int]:
+            if not index.exists():
+                return parse_sources(list(state.get("files") or []), {}), 0
+            # chunks written before chunk types were recorded get theirs now (payload only)
+            retyped = index.backfill_chunk_types()
+            if retyped:
+                log.info("labelled %d chunks of an older version with their chunk type", retyped)
+                index.bump_version()
+            return parse_sources(list(state.get("files") or []), index.doc_states()), retyped
 
-        res = await asyncio.to_thread(work)
+        res, retyped = await asyncio.to_thread(work)
         runtime.stream_writer(
             {"event": "parsed", "documents": res.documents, "pending": len(res.pending), "unchanged": res.unchanged}
         )
@@ -34,6 +43,7 @@ def make(c: Components) -> Node:
             "failures": res.failures,
             "seen_doc_ids": res.seen_doc_ids,
             "unsafe_origins": res.unsafe_origins,
+            "retyped": retyped,
         }
 
     return parse_documents

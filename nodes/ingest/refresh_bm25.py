@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 def make(c: Components) -> Node:
     async def refresh_bm25(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-        if state.get("written_chunks") or state.get("pruned"):
+        if state.get("written_chunks") or state.get("pruned") or state.get("retyped"):
             t0 = time.perf_counter()
             try:
                 bm = await asyncio.to_thread(c.bm25, state.get("collection") or None)

@@ -179,3 +179,56 @@ def test_paper_filters_select_by_year_collection_and_item_type(tmp_path: Path) -
     assert docs("--collections", "ir") == {"bm25", "dpr"}
     assert docs("--item-types", "preprint", "--item-types", "journalArticle") == {"bm25", "rag"}
     assert docs("--year-min", "2020", "--collections", "ir") == {"dpr"}
+
+
+def test_chunk_types_are_recorded_filterable_and_given_to_an_older_store(tmp_path: Path) -> None:
+    from tests.fakes.pdf import minimal_pdf
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "bm25.md").write_text(
+        "# BM25 tuning\n## Abstract\nWe tune BM25 parameters for short notes.\n"
+        "## Setup\n```\npip install rank-bm25\n```\n"
+        "## Parameters\n| k1 | b |\n|---|---|\n| 1.2 | 0.75 |\n"
+        "## Discussion\nTuning BM25 parameters k1 and b helps short notes.\n",
+        encoding="utf-8",
+    )
+    (notes / "paper.pdf").write_bytes(
+        minimal_pdf(
+            "Sparse retrieval revisited",
+            "Abstract: BM25 parameters matter for sparse retrieval.",
+            info={"/Title": "Sparse retrieval revisited", "/Author": "Jane Smith; Ken Sato", "/DOI": "10.1234/sr.1"},
+        )
+    )
+    rag(tmp_path, "ingest", str(notes), "--json")
+
+    def hits(*flags: str) -> list[dict[str, object]]:
+        out = rag(tmp_path, "search", "-q", "BM25 parameters", "--min-score", "0", "-f", "json", *flags).stdout
+        return list(json.loads(out)["results"])
+
+    assert {r["chunk_type"] for r in hits()} == {"abstract", "code", "table", "body"}
+    assert {(r["title"], r["chunk_type"]) for r in hits("-c", "abstract")} == {
+        ("BM25 tuning", "abstract"),
+        ("Sparse retrieval revisited", "abstract"),
+    }
+    assert {r["chunk_type"] for r in hits("--chunk-types", "table,code")} == {"table", "code"}
+    paper = next(r for r in hits("-c", "abstract") if r["title"] == "Sparse retrieval revisited")
+    assert paper["metadata"] == {"authors": ["Jane Smith", "Ken Sato"], "doi": "10.1234/sr.1"}
+    cites = rag(tmp_path, "search", "-q", "sparse retrieval", "-c", "abstract", "-f", "citations").stdout
+    assert "Smith, J., & Sato, K." in cites and "https://doi.org/10.1234/sr.1" in cites, cites
+    bad = rag(tmp_path, "search", "-q", "BM25", "-c", "abstracts", code=1)
+    assert "chunk_types" in bad.stderr and "'abstract'" in bad.stderr, bad.stderr
+
+    # a store written before chunk types existed: the next ingestion labels it, embedding nothing
+    from qdrant_client import QdrantClient, models
+
+    client = QdrantClient(path=str(tmp_path / "qdrant"))
+    (name,) = [c.name for c in client.get_collections().collections if not c.name.endswith("_sentences")]
+    client.delete_payload(name, keys=["chunk_type"], points=models.Filter())
+    meta = client.get_collection(name).config.metadata or {}
+    client.update_collection(name, metadata={"version": int(meta["version"]) + 1})  # BM25 reads it afresh
+    client.close()
+    assert hits("-c", "abstract") == []
+    report = json.loads(rag(tmp_path, "ingest", str(notes), "--json").stdout)
+    assert report["written_chunks"] == 0 and report["retyped"] == 5
+    assert {r["chunk_type"] for r in hits()} == {"abstract", "code", "table", "body"}

@@ -93,3 +93,9 @@ def test_every_format_says_when_nothing_was_found_and_shows_warnings(fmt: str) -
     out = render(empty, fmt)
     assert "Nothing in the index looks relevant" in out
     assert fmt == "json" or "No results." in out
+
+
+def test_authors_are_cited_family_name_first_with_initials() -> None:
+    two = citation(chunk(1, "p", "Sparse", [], authors=["Jane Q. Smith", "Ken Sato"], year=2021))
+    assert two.startswith("Smith, J. Q., & Sato, K. (2021). Sparse.")
+    assert citation(chunk(1, "p", "検索", [], authors="山田太郎", year=2024)).startswith("山田太郎 (2024). 検索.")

@@ -107,3 +107,52 @@ def test_html_headings_become_sections(tmp_path: Path) -> None:
     [d] = list(load_file(SourceFile(p, "v")))
     assert d.title == "ページ" and d.source == "https://ex.com/p" and d.origin == str(p)  # type: ignore[union-attr]
     assert d.text == "# 見出し\n\n本文です。\n\n## Sub\n\n- item"  # type: ignore[union-attr]
+
+
+def test_pdf_info_gives_authors_year_doi_and_keywords(tmp_path: Path) -> None:
+    from tests.fakes.pdf import minimal_pdf
+
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(
+        minimal_pdf(
+            "Dense retrieval for notes",
+            "Abstract: we compare BM25 and dense vectors.",
+            info={
+                "/Title": "Dense retrieval for notes",
+                "/Author": "Jane Smith, John Doe and Ann Lee",
+                "/Keywords": "retrieval; BM25, dense",
+                "/Subject": "Information retrieval",
+                "/CreationDate": "D:20210314120000Z",
+                "/DOI": "10.1234/abcd.5678",
+            },
+        )
+    )
+    (doc,) = load_file(SourceFile(pdf, None))
+    assert doc.title == "Dense retrieval for notes"
+    assert doc.metadata == {
+        "authors": ["Jane Smith", "John Doe", "Ann Lee"],
+        "year": 2021,
+        "doi": "10.1234/abcd.5678",
+        "subject": "Information retrieval",
+        "keywords": ["retrieval", "BM25", "dense"],
+    }
+
+
+def test_pdf_doi_is_read_off_the_first_page_and_one_family_first_name_stays_whole(tmp_path: Path) -> None:
+    from tests.fakes.pdf import minimal_pdf
+
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(minimal_pdf("A study", "doi: 10.5555/xyz-12.", info={"/Author": "Smith, John"}))
+    (doc,) = load_file(SourceFile(pdf, None))
+    assert doc.metadata["doi"] == "10.5555/xyz-12"
+    assert doc.metadata["authors"] == ["Smith, John"]
+    assert "year" not in doc.metadata  # no date anywhere: none invented
+
+
+def test_pdf_without_info_has_no_metadata(tmp_path: Path) -> None:
+    from tests.fakes.pdf import minimal_pdf
+
+    pdf = tmp_path / "plain.pdf"
+    pdf.write_bytes(minimal_pdf("Just text here"))
+    (doc,) = load_file(SourceFile(pdf, None))
+    assert doc.metadata == {}

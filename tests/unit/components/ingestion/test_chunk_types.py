@@ -1,0 +1,37 @@
+import pytest
+
+from components.ingestion.chunk_types import CHUNK_TYPES, chunk_type
+from components.ingestion.chunker import chunk_document
+from components.ingestion.documents import Document
+
+
+@pytest.mark.parametrize(
+    ("text", "hierarchy", "expected"),
+    [
+        ("```python\nimport os\nprint(os.getcwd())\n```", ["Setup"], "code"),
+        ("Run this:\n```\npip install rag\n```\nthen `rag ingest`.", ["Setup"], "code"),
+        ("| k1 | b |\n|---|---|\n| 1.2 | 0.75 |", ["Parameters"], "table"),
+        ("We show that hybrid retrieval helps.", ["Abstract"], "abstract"),
+        ("ハイブリッド検索の効果を示す。", ["要旨"], "abstract"),
+        ("Abstract: we compare BM25 and dense vectors.", ["p. 1"], "abstract"),
+        ("Dense retrieval\nJane Smith\nAbstract\nWe compare BM25 and dense.", ["p. 1"], "abstract"),
+        ("Abstract thinking is covered later.", ["p. 3"], "body"),
+        ("k1 is usually 1.2 and b is 0.75.", ["Parameters"], "body"),
+        ("Monstera Care", [], "heading"),
+    ],
+)
+def test_chunk_types(text: str, hierarchy: list[str], expected: str) -> None:
+    assert chunk_type(text, hierarchy, title="Monstera Care") == expected
+    assert expected in CHUNK_TYPES
+
+
+def test_chunker_records_each_chunks_type() -> None:
+    doc = Document(
+        doc_id="d",
+        text="## Abstract\nWe study BM25.\n## Setup\n```\npip install x\n```\n"
+        "## Results\n| a | b |\n|---|---|\n| 1 | 2 |\n## Discussion\nIt works well.",
+        source="d.md",
+        title="Paper",
+        format="md",
+    )
+    assert [c.chunk_type for c in chunk_document(doc)] == ["abstract", "code", "table", "body"]
