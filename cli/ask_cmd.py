@@ -18,7 +18,7 @@ import asyncio
 import logging
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
@@ -53,6 +53,20 @@ REPLACED = "[final answer]"
 CHAT_HELP = "commands: /new starts a new thread, quit, exit, /quit or Ctrl-D leaves"
 #: lines that leave the chat instead of being asked (a user types "quit" without the slash)
 EXITS = frozenset({"/quit", "/exit", "/q", "quit", "exit", "bye", ":q", "終了", "やめる"})
+
+
+def prompt_lines(read: Callable[[str], str], prompt: str, out: TextIO) -> Iterator[str]:
+    """The lines a person types at ``prompt``, blank ones skipped, until an exit word or Ctrl-D."""
+    while True:
+        try:
+            line = read(prompt).strip()
+        except EOFError:
+            out.write("\n")
+            return
+        if line.casefold() in EXITS:
+            return
+        if line:
+            yield line
 
 
 def new_thread_id() -> str:
@@ -267,16 +281,7 @@ def chat(
         try:
             sink.write(f"thread {tid} · {CHAT_HELP}\n")
             sink.flush()
-            while True:
-                try:
-                    line = read("you> ").strip()
-                except EOFError:
-                    sink.write("\n")
-                    break
-                if not line:
-                    continue
-                if line.casefold() in EXITS:
-                    break
+            for line in prompt_lines(read, "you> ", sink):
                 if line == "/new":
                     tid = new_thread_id()
                     sink.write(f"new thread {tid}\n")

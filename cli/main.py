@@ -181,6 +181,12 @@ def search(
     groups: Annotated[
         list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
     ] = [],  # noqa: B006
+    interactive: Annotated[
+        bool,
+        typer.Option(
+            "-i", "--interactive", help="A search loop: filters that persist (:tag, :from, :clear), history, :ask."
+        ),
+    ] = False,
 ) -> None:
     """Hybrid search (dense + BM25, fused, reranked when a cross-encoder is set): ranked chunks with
     sources, each scored by the probability that it is relevant; nothing when nothing is."""
@@ -194,24 +200,30 @@ def search(
     machine = fmt == "json" and batch_file is None  # batch: stdout is the JSONL stream, errors go to stderr
     if fmt not in search_formats.FORMATS:
         fail(f"unknown --format {fmt!r}; use one of {', '.join(search_formats.FORMATS)}", code=2)
+    options: dict[str, Any] = {
+        "vault": vault,
+        "tag": tag,
+        "date_from": date_from,
+        "date_to": date_to,
+        "source": source,
+        "source_prefix": source_prefix,
+        "section": section,
+        "lang": lang,
+        "doc_id": doc_id,
+        "where": where,
+        "year_min": year_min,
+        "year_max": year_max,
+        "collections": collections,
+        "item_types": item_types,
+        "chunk_types": chunk_types,
+    }
     try:
-        filters = search_cmd.build_filters(
-            vault=vault,
-            tag=tag,
-            date_from=date_from,
-            date_to=date_to,
-            source=source,
-            source_prefix=source_prefix,
-            section=section,
-            lang=lang,
-            doc_id=doc_id,
-            where=where,
-            year_min=year_min,
-            year_max=year_max,
-            collections=collections,
-            item_types=item_types,
-            chunk_types=chunk_types,
-        )
+        filters = search_cmd.build_filters(**options)
+        if interactive:
+            _search_shell(
+                options, query, k=k, fmt=fmt, group=group, min_score=min_score, collection=collection, groups=groups
+            )
+            return
         if batch_file is not None:
             if not batch_file.exists():
                 fail(f"--batch file {batch_file} does not exist", code=2)
@@ -246,6 +258,45 @@ def search(
         output.write_text(text, encoding="utf-8")
     else:
         emit(text)
+
+
+def _search_shell(
+    options: dict[str, Any],
+    query: str,
+    *,
+    k: int,
+    fmt: str,
+    group: bool,
+    min_score: float | None,
+    collection: str | None,
+    groups: list[str],
+) -> None:
+    """``rag search -i``: the options given on the command line are the loop's first filters."""
+    import sys
+
+    from cli import search_shell
+
+    state = search_shell.Shell(
+        _components(),
+        options={key: v for key, v in options.items() if v not in (None, [], ())},
+        top_k=k,
+        min_score=min_score,
+        fmt=fmt if fmt != "text" else "brief",  # the loop's default: one line per result
+        group=group,
+        collection=collection,
+        groups=tuple(groups),
+    )
+    lines = iter([query] if query.strip() else [])
+    at_terminal = sys.stdin.isatty()
+
+    def read(prompt: str) -> str:  # a query given on the command line is the first search
+        first = next(lines, None)
+        if first is not None:
+            sys.stdout.write(prompt + first + "\n")
+            return first
+        return input(prompt)
+
+    raise typer.Exit(search_shell.shell(state, read=read, out=sys.stdout, at_terminal=at_terminal))
 
 
 @app.command()

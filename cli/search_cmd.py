@@ -118,6 +118,11 @@ def search(
 ) -> dict[str, Any]:
     graph = build_rag_graph(c)
     out = asyncio.run(run_search(graph, payload, collection, groups, min_score))
+    return report_of(out, payload)
+
+
+def report_of(out: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """What every format renders: the query, results, total, timings, filters, warnings (and debug)."""
     report = {
         "query": payload.get("question") or "",
         "results": out.get("results") or [],

@@ -10,7 +10,7 @@ field existed is labelled by the same function without re-chunking or re-embeddi
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal, get_args
 
 ChunkType = Literal["heading", "abstract", "body", "table", "code"]
@@ -36,9 +36,11 @@ def chunk_type(text: str, section_hierarchy: Sequence[str], title: str = "") -> 
     lines = [ln for ln in stripped.split("\n") if ln.strip()]
     if not lines:
         return "body"
+    # a kind that fills at least half the chunk's characters names it: a paragraph with a small
+    # table after it stays body text
     if _share_in_fences(lines) >= 0.5:
         return "code"
-    if sum(1 for ln in lines if _TABLE_ROW.match(ln)) >= max(2, (len(lines) + 1) // 2):
+    if _chars(ln for ln in lines if _TABLE_ROW.match(ln)) >= 0.5 * _chars(lines):
         return "table"
     if stripped in {title.strip(), *(h.strip() for h in section_hierarchy[-1:])}:
         return "heading"
@@ -49,15 +51,19 @@ def chunk_type(text: str, section_hierarchy: Sequence[str], title: str = "") -> 
     return "body"
 
 
+def _chars(lines: Iterable[str]) -> int:
+    return sum(len(ln.strip()) for ln in lines)
+
+
 def _share_in_fences(lines: list[str]) -> float:
-    """Share of lines inside (or forming) fenced code blocks; a chunk cut inside an unclosed
+    """Share of characters inside (or forming) fenced code blocks; a chunk cut inside an unclosed
     block counts from its opening fence to its end."""
     inside = False
-    count = 0
+    fenced: list[str] = []
     for ln in lines:
         if _FENCE.match(ln):
-            count += 1
+            fenced.append(ln)
             inside = not inside
         elif inside:
-            count += 1
-    return count / len(lines)
+            fenced.append(ln)
+    return _chars(fenced) / max(1, _chars(lines))

@@ -28,7 +28,7 @@ def env_for(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def rag(tmp_path: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def rag(tmp_path: Path, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
         [sys.executable, "-m", "cli", *args],
         env=env_for(tmp_path),
@@ -36,6 +36,7 @@ def rag(tmp_path: Path, *args: str, check: bool = True) -> subprocess.CompletedP
         capture_output=True,
         text=True,
         timeout=600,
+        input=stdin,
     )
     if check:
         assert proc.returncode == 0, proc.stderr

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SAMPLE_VAULTS
 from tests.integration.test_cli_ingest import env_for
+from tests.integration.test_cli_ingest import rag as run_cli
 
 pytestmark = pytest.mark.integration
 
@@ -24,10 +24,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def rag(home: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "cli", *args], env=env_for(home), cwd=home, capture_output=True, text=True, timeout=600
-    )
+def rag(home: Path, *args: str, code: int = 0, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    proc = run_cli(home, *args, check=False, stdin=stdin)
     assert proc.returncode == code, proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr
     return proc
@@ -232,3 +230,39 @@ def test_chunk_types_are_recorded_filterable_and_given_to_an_older_store(tmp_pat
     report = json.loads(rag(tmp_path, "ingest", str(notes), "--json").stdout)
     assert report["written_chunks"] == 0 and report["retyped"] == 5
     assert {r["chunk_type"] for r in hits()} == {"abstract", "code", "table", "body"}
+
+
+def test_interactive_search_keeps_filters_history_and_answers_from_the_last_results(home: Path) -> None:
+    session = "\n".join(
+        [
+            ":tag 料理",
+            "出汁の取り方",  # searched under the tag
+            ":from 2099-13-01",  # refused: the filters stay as they were
+            ":filters",
+            ":clear",
+            "monstera watering",
+            ":show 1",
+            ":ask",
+            "quit",
+            "this line is never searched",
+        ]
+    )
+    out = rag(home, "search", "-i", "-k", "3", stdin=session + "\n").stdout
+    blocks = out.split("search> ")
+    tagged = blocks[2]
+    assert tagged.strip() and "Monstera" not in tagged and ("味噌汁" in tagged or "親子丼" in tagged), out
+    assert "filters: tags=['料理']" in blocks[4], out
+    assert "Monstera Care › Watering rule" in blocks[6]
+    assert "Content:" in blocks[7] and "top 5 cm" in blocks[7]
+    assert "[1] Monstera Care" in blocks[8] and "path extractive" in blocks[8]
+    assert "never searched" not in out and out.rstrip().endswith("bye")
+    errors = rag(home, "search", "-i", stdin=":from 2099-13-01\n").stderr
+    assert "created_from" in errors and "2099-13-01" in errors
+
+    # the next session sees this one's searches, re-runs one by number, and leaves on Ctrl-D (end of input)
+    again = rag(home, "search", "-i", "-k", "1", "--lang", "en", stdin=":history\n!2\n").stdout
+    listed = again.split("search> ")[1]
+    assert "1  出汁の取り方" in listed and "2  monstera watering" in listed, again
+    assert "search> monstera watering" in again and "Monstera Care › Watering rule" in again
+    assert "filters: language=en" in again.splitlines()[0]
+    assert (home / "data" / "history" / "search").exists()

@@ -259,7 +259,9 @@ def test_a_malformed_filter_is_refused_with_a_message_naming_the_problem(raw: di
     text = str(e.value)
     assert text.startswith("Invalid filters: ")
     assert message in text
-    allowed = "vaults, tags, created_from, created_to, source, source_prefix, section, language, doc_ids, chunk_types, where"
+    allowed = (
+        "vaults, tags, created_from, created_to, source, source_prefix, section, language, doc_ids, chunk_types, where"
+    )
     assert text.endswith(f"Allowed keys: {allowed}.")
 
 
