@@ -10,6 +10,9 @@ Runs the compiled graph in search mode with no minimum (``min_score=0``) over
   in Japanese and English, written for the sample vaults; each should come back empty;
 * ``--known`` (default ``evals/data/vault_qa.jsonl``): the answerable, self-contained questions of
   the vault QA set; each should keep its gold note in the top 3;
+* ``--cross-lingual`` (default ``evals/data/cross_lingual.jsonl``): Japanese questions about the
+  English notes and English questions about the Japanese ones; each should keep its gold note in
+  the top 5 (``xl_top5``, and per question language);
 * ``--beir`` (optional): a BEIR split's judged queries, nDCG@10 of the document ranking (as
   ``rag search --batch`` makes it) with and without each minimum.
 
@@ -94,12 +97,17 @@ def run_queries(
     return out
 
 
+def hit_at(r: Ranked, gold: dict[str, list[str]], minimum: float, k: int) -> bool:
+    return any(d in gold[r.query_id] for d in r.above(minimum)[:k])
+
+
 def sweep(
     no_match: list[Ranked],
     known: list[Ranked],
     gold: dict[str, list[str]],
     beir: list[Ranked],
     qrels: dict[str, dict[str, int]],
+    cross: Sequence[Ranked] = (),
 ) -> list[dict[str, Any]]:
     """The figures at each minimum."""
     rows = []
@@ -111,11 +119,24 @@ def sweep(
                 part = [r for r in no_match if r.kind == kind]
                 row[f"empty_{kind}"] = sum(not r.above(m) for r in part) / len(part)
         if known:
-            row["known_top3"] = sum(any(d in gold[r.query_id] for d in r.above(m)[:3]) for r in known) / len(known)
+            row["known_top3"] = sum(hit_at(r, gold, m, 3) for r in known) / len(known)
+        if cross:
+            row["xl_top5"] = sum(hit_at(r, gold, m, 5) for r in cross) / len(cross)
+            for lang in sorted({r.lang for r in cross}):
+                part = [r for r in cross if r.lang == lang]
+                row[f"xl_top5_{lang}"] = sum(hit_at(r, gold, m, 5) for r in part) / len(part)
         if beir:
             row["ndcg@10"] = evaluate({r.query_id: r.above(m) for r in beir}, qrels)["ndcg@10"]
         rows.append(row)
     return rows
+
+
+def _rank(r: Ranked, gold: dict[str, list[str]]) -> int | None:
+    return next((i for i, (d, _) in enumerate(r.docs, start=1) if d in gold[r.query_id]), None)
+
+
+def _score(r: Ranked, gold: dict[str, list[str]]) -> float | None:
+    return next((s for d, s in r.docs if d in gold[r.query_id]), None)
 
 
 def plot(rows: list[dict[str, Any]], default: float, path: Path) -> Path | None:
@@ -132,6 +153,7 @@ def plot(rows: list[dict[str, Any]], default: float, path: Path) -> Path | None:
     for key, label in (
         ("empty", "no-match queries that come back empty"),
         ("known_top3", "known items kept in the top 3"),
+        ("xl_top5", "cross-lingual: gold note in the top 5"),
         ("ndcg@10", "nDCG@10 with the minimum applied"),
     ):
         if key in rows[0]:
@@ -152,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-match", type=Path, default=HERE / "data" / "no_match_queries.jsonl")
     ap.add_argument("--known", type=Path, default=HERE / "data" / "vault_qa.jsonl")
+    ap.add_argument("--cross-lingual", type=Path, default=HERE / "data" / "cross_lingual.jsonl")
     ap.add_argument("--beir", type=Path, help="a BEIR folder whose corpus is the ingested collection")
     ap.add_argument("--split", default="test")
     ap.add_argument("--limit", type=int, default=0, help="at most this many BEIR queries (0: all)")
@@ -168,6 +191,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         samples = [s for s in load_qa(args.known) if s.answerable and s.context_ids and not s.history and not s.filters]
         gold = {s.id: list(s.context_ids) for s in samples}
         known = run_queries(c, [(s.id, "known", "", s.question) for s in samples], top_k=10, gold=gold)
+    cross: list[Ranked] = []
+    if args.cross_lingual.name:
+        pairs = load_qa(args.cross_lingual)
+        gold.update({s.id: list(s.context_ids) for s in pairs})
+        cross = run_queries(
+            c, [(s.id, "cross", str(s.extra.get("lang", "")), s.question) for s in pairs], top_k=10, gold=gold
+        )
     beir: list[Ranked] = []
     qrels: dict[str, dict[str, int]] = {}
     if args.beir:
@@ -176,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         qids = qids[: args.limit] if args.limit else qids
         qrels = {q: data.qrels[q] for q in qids}
         beir = run_queries(c, [(q, "beir", "", data.queries[q]) for q in qids], top_k=50)
-    rows = sweep(no_match, known, gold, beir, qrels)
+    rows = sweep(no_match, known, gold, beir, qrels, cross)
     table = Table(title="search with a minimum score")
     for key in rows[0]:
         table.add_column(key, justify="right")
@@ -196,8 +226,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "no_match_leaks": [
             {"id": r.query_id, "best": r.docs[0][1], "doc": r.docs[0][0]} for r in no_match if r.above(default)
         ],
-        "known_misses": [r.query_id for r in known if not any(d in gold[r.query_id] for d in r.above(default)[:3])],
+        "known_misses": [r.query_id for r in known if not hit_at(r, gold, default, 3)],
+        "cross_lingual_file": str(args.cross_lingual),
+        "cross_lingual_misses": [
+            {"id": r.query_id, "gold_rank": _rank(r, gold), "gold_score": _score(r, gold), "top": r.docs[:1]}
+            for r in cross
+            if not hit_at(r, gold, default, 5)
+        ],
     }
+    args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     drawn = plot(rows, default, args.report.with_suffix(".png"))
     console.print(f"report: {args.report}" + (f", plot: {drawn}" if drawn else ""))

@@ -157,11 +157,12 @@ def grade_context(
 
 
 def chunk_text(r: Mapping[str, Any]) -> str:
-    """A result's text with its title in front (the title is often the only place a note names
-    its subject), as the relevance model was fitted."""
+    """A result's text with its title (and aliases, the note's other names) in front: the title is
+    often the only place a note names its subject, as the relevance model was fitted."""
     title = r.get("title") or ""
     text = str(r.get("text") or "")
-    return f"{title}\n{text}" if title and title not in text[: len(title) + 5] else text
+    head = " ".join([title, *(str(a) for a in r.get("aliases") or [])]).strip()
+    return f"{head}\n{text}" if head and head not in text[: len(head) + 5] else text
 
 
 # ============================================================================ support

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,8 @@ class Document:
             h.update(json.dumps(self.pages).encode())
         if self.access:  # only when set, so public documents keep the hash they had
             h.update(json.dumps(["access", sorted(self.access)]).encode())
+        if self.aliases:  # aliases joined the embedded text: re-embed (only) the documents that have some
+            h.update(b"aliases in search text")
         return h.hexdigest()[:32]
 
 
@@ -77,8 +80,16 @@ class Chunk:
 
     @property
     def search_text(self) -> str:
-        """What the embedder and BM25 see: title and section path give the chunk its context."""
-        head = self.doc.title
-        if self.section_hierarchy:
-            head = f"{head} > {' > '.join(self.section_hierarchy)}" if head else " > ".join(self.section_hierarchy)
+        """What the embedder and BM25 see: title, aliases and section path give the chunk its context."""
+        head = heading(self.doc.title, self.doc.aliases, self.section_hierarchy)
         return f"{head}\n{self.text}" if head else self.text
+
+
+def heading(title: str, aliases: Sequence[str], sections: Sequence[str]) -> str:
+    """``Title (alias, alias) > Section > Subsection``: the line before a chunk's text in what is
+    embedded and BM25-indexed. Aliases are a note's other names, often in the other language
+    (``Monstera Care`` with ``モンステラ``), so a question in either language meets the note."""
+    name = title or ""
+    if aliases:
+        name = f"{name} ({', '.join(aliases)})" if name else ", ".join(aliases)
+    return " > ".join(x for x in [name, *sections] if x)

@@ -118,6 +118,8 @@ METHODS: dict[str, FusionMethod] = {
     )
 }
 DEFAULT = "convex"
+#: languages told apart well enough that a chunk in one cannot match a question in the other lexically
+CROSS_LINGUAL = frozenset({"ja", "en"})
 
 
 def get(name: str) -> FusionMethod:
@@ -135,9 +137,14 @@ def fuse(
     k: float = 60.0,
     weights: Mapping[str, float] | None = None,
     method: str = DEFAULT,
+    languages: Sequence[str] = (),
 ) -> list[Hit]:
     """Fusion per query by the named method, then each chunk's best fused score across queries.
 
+    ``languages`` holds each phrasing's language (``ja``, ``en``). BM25 cannot match a question
+    with a chunk written in the other language, so for such a chunk its silence is no evidence:
+    the chunk keeps the better of its fused score and the score dense retrieval alone gives it
+    (on the same scale), and a Japanese question can rank an English note as its embedding does.
     Deterministic order. Scores are the method's own; ``FusionMethod.scaled`` maps them to 0..1.
     """
     fusion = get(method)
@@ -154,7 +161,16 @@ def fuse(
                 ranks.setdefault(h.point_id, {})[name] = rank
                 raw.setdefault(h.point_id, {})[name] = h.score
         scored = {name: [(h.point_id, h.score) for h in hits] for name, hits in lists.items()}
-        for pid, score in fusion.join(scored, params):
+        fused = dict(fusion.join(scored, params))
+        asked = languages[qi] if qi < len(languages) else ""
+        if asked in CROSS_LINGUAL and lists["dense"] and lists["bm25"]:
+            other = [h for h in lists["dense"] if h.payload.get("language") in CROSS_LINGUAL - {asked}]
+            if other:
+                alone = dict(fusion.join({"dense": scored["dense"]}, params))
+                both, one = fusion.top_score(params, ["bm25", "dense"]), fusion.top_score(params, ["dense"])
+                for h in other:
+                    fused[h.point_id] = max(fused.get(h.point_id, 0.0), alone[h.point_id] * both / one)
+        for pid, score in fused.items():
             prev = best.get(pid)
             if prev is None or score > prev.score:
                 best[pid] = Hit(pid, score, by_id[pid].payload, ranks[pid], raw[pid])

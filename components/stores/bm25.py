@@ -26,17 +26,22 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from components.ingestion.documents import heading
 from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4  # 4: aliases in the indexed text
 
 
 def search_text(payload: dict[str, Any]) -> str:
-    """The text BM25 indexes for a stored chunk: title, section path and body."""
-    head = " > ".join(x for x in [payload.get("title") or "", payload.get("section") or ""] if x)
+    """The text BM25 indexes for a stored chunk: the same heading line as the embedder saw, and the body."""
+    head = heading(
+        str(payload.get("title") or ""),
+        list(payload.get("aliases") or []),
+        list(payload.get("section_hierarchy") or []),
+    )
     return f"{head}\n{payload.get('text') or ''}" if head else str(payload.get("text") or "")
 
 

@@ -44,6 +44,7 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "chunk_type": payload.get("chunk_type"),
         "vault": payload.get("vault"),
         "tags": payload.get("tags") or [],
+        "aliases": payload.get("aliases") or [],
         "created": payload.get("created"),
         "modified": payload.get("modified"),
         "language": payload.get("language"),

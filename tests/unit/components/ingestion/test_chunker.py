@@ -46,3 +46,20 @@ def test_chunk_document_numbers_chunks_and_records_parents() -> None:
 def test_pdf_pages_are_sections() -> None:
     d = doc("a\n\nb", pages=[("p. 1", "First page."), ("p. 2", "Second page.")])
     assert [c.section_hierarchy for c in chunk_document(d)] == [["p. 1"], ["p. 2"]]
+
+
+def test_aliases_join_the_title_in_what_is_embedded_and_what_bm25_indexes() -> None:
+    from components.stores.bm25 import search_text
+    from components.stores.qdrant import chunk_payload
+
+    doc = Document(
+        doc_id="m",
+        text="## Watering rule\nWater only when the top 5 cm of soil is dry.",
+        source="m.md",
+        title="Monstera Care",
+        format="md",
+        aliases=["モンステラ", "Monstera deliciosa"],
+    )
+    (chunk,) = chunk_document(doc)
+    assert chunk.search_text.startswith("Monstera Care (モンステラ, Monstera deliciosa) > Watering rule\n")
+    assert search_text(chunk_payload(chunk, doc.content_hash)) == chunk.search_text

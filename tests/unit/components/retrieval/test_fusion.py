@@ -48,3 +48,21 @@ def test_the_products_fuse_offers_both_methods_and_refuses_others() -> None:
     assert fuse([DENSE], [BM25], method="rrf")[0].point_id == "b#0"
     with pytest.raises(ValueError, match="fusion must be one of rrf, convex"):
         fuse([DENSE], [BM25], method="borda")
+
+
+@pytest.mark.parametrize("method", ["convex", "rrf"])
+def test_bm25_silence_does_not_count_against_a_chunk_in_the_other_language(method: str) -> None:
+    def hit(pid: str, score: float, lang: str) -> Hit:
+        return Hit(pid, score, {"language": lang})
+
+    # a Japanese question: BM25 sees only Japanese chunks; dense ranks the English note first
+    dense = [[hit("en-note", 0.86, "en"), hit("ja-a", 0.84, "ja"), hit("ja-b", 0.80, "ja")]]
+    lexical = [[hit("ja-a", 12.0, "ja"), hit("ja-b", 3.0, "ja")]]
+    plain = {h.point_id: h.score for h in fuse(dense, lexical, method=method)}
+    aware = {h.point_id: h.score for h in fuse(dense, lexical, method=method, languages=["ja"])}
+    assert plain["en-note"] < plain["ja-a"]  # without languages, BM25's silence halves the English note
+    assert aware["en-note"] >= aware["ja-a"]  # as good as dense alone says: first
+    assert {k: v for k, v in aware.items() if k != "en-note"} == {k: v for k, v in plain.items() if k != "en-note"}
+    # an English question: BM25 could have matched the English note, so its silence counts as before
+    english = {h.point_id: h.score for h in fuse(dense, lexical, method=method, languages=["en"])}
+    assert english["en-note"] == plain["en-note"]
