@@ -171,7 +171,9 @@ class Context:
     # --- prompts (defaults in nodes/rag/prompts.py); Studio can edit them per run ---
     analyze_prompt: str = _prompt(prompts.ANALYZE_SYSTEM, "query analysis", ("today", "vaults", "tags"))
     route_prompt: str = _prompt(prompts.ROUTE_SYSTEM, "the router")
-    rewrite_prompt: str = _prompt(prompts.REWRITE_SYSTEM, "query rewrite and HyDE", ("hyde_instruction",))
+    rewrite_prompt: str = _prompt(
+        prompts.REWRITE_SYSTEM, "query rewrite and HyDE", ("hyde_instruction", "translation_instruction")
+    )
     grade_context_prompt: str = _prompt(prompts.GRADE_CONTEXT_SYSTEM, "the context grader")
     generate_prompt: str = _prompt(
         prompts.GENERATE_SYSTEM,

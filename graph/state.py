@@ -272,6 +272,9 @@ class RAGState(InputState, OutputState, total=False):
     condensed_question: str
     """A follow-up rewritten to stand alone before the cache is asked (LLM rewriter only): what the
     cache keys the run on, never changed by the retries ('' for a first question or without an LLM)."""
+    translated_question: str
+    """The standalone question in the notes' other language (LLM rewriter, when the index holds both
+    Japanese and English): searched as a second phrasing, so BM25 can match the other language."""
     dense_queries: list[str]
     """Texts whose embeddings drive dense retrieval (HyDE's hypothetical answer); default ``queries``."""
     rewrites: int

@@ -117,6 +117,15 @@ class BM25Index:
             self.__dict__["_restricted"] = found
         return found
 
+    @property
+    def languages(self) -> frozenset[str]:
+        """The languages the chunks are written in (computed once per index version)."""
+        found: frozenset[str] | None = self.__dict__.get("_languages")
+        if found is None:
+            found = frozenset(str(p["language"]) for p in self.payloads if p.get("language"))
+            self.__dict__["_languages"] = found
+        return found
+
     def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]:
         """Payloads of the chunks of these parent sections, in chunk order (a dict built on first use).
 

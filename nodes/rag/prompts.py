@@ -22,12 +22,19 @@ ROUTE_SYSTEM = """You route a user's question to one of three routes.
 REWRITE_SYSTEM = """You turn the user's latest question into a standalone search query.
 Resolve pronouns and follow-ups using the conversation so far. Keep the question's language
 (Japanese stays Japanese). Do not answer it in the question field.
-{hyde_instruction}"""
+{hyde_instruction}
+{translation_instruction}"""
 
 HYDE_INSTRUCTION = """Also write hypothetical_answer: a short passage (2-4 sentences) in the question's language
 that a document answering the question would contain. It is used only to find documents."""
 
 NO_HYDE_INSTRUCTION = "Leave hypothetical_answer empty."
+
+TRANSLATION_INSTRUCTION = """The notes are written in Japanese and in English. Also write translation: the
+standalone question in {other_language}, keeping names and technical terms, so that notes written in
+{other_language} are found too."""
+
+NO_TRANSLATION_INSTRUCTION = "Leave translation empty."
 
 REWRITE_RETRY = """An earlier search for "{previous}" found nothing useful ({reason}).
 Write a different query: other words, synonyms, or a broader formulation."""

@@ -25,6 +25,7 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import RAGError
 from components.retrieval.prf import expand_query
+from components.text.language import detect_language
 from graph.context import Context
 from graph.state import RAGState, previous_question, prior_turns, verdict
 from nodes.rag import prompts
@@ -55,16 +56,25 @@ def make(c: Components) -> Node:
         out: dict[str, Any] = {"rewrites": rewrites, "answer_verdict": None, "context_verdict": None}
         condensed = state.get("condensed_question") or ""
         if condensed and not reason:  # condense_question asked the rewriter already this run
-            out.update(standalone_question=condensed, queries=[condensed])
-            out["dense_queries"] = list(state.get("dense_queries") or [])
+            translated = [t for t in [state.get("translated_question") or ""] if t]
+            out.update(standalone_question=condensed, queries=[condensed, *translated])
+            dense = list(state.get("dense_queries") or [])
+            out["dense_queries"] = [*dense, *translated] if dense else []
             out["trace"] = {"rewrite_path": "llm", "hyde": bool(out["dense_queries"]), "condensed": True}
             return out
         if use_llm(c, ctx, "rewriter", ctx.rewriter_model) and (history or ctx.hyde or reason):
             try:
                 r = await _llm_rewrite(c, ctx, state, question, history, reason)
                 standalone = r.question.strip() or base
-                out.update(standalone_question=standalone, queries=[standalone], dense_queries=_hyde(ctx, r))
-                out["trace"] = {"rewrite_path": "llm", "hyde": bool(out["dense_queries"])}
+                translated = _translation(r, standalone)
+                hyde = _hyde(ctx, r)
+                out.update(
+                    standalone_question=standalone,
+                    queries=[standalone, *translated],
+                    dense_queries=[*hyde, *translated] if hyde else [],
+                    translated_question=translated[0] if translated else "",
+                )
+                out["trace"] = {"rewrite_path": "llm", "hyde": bool(hyde), "translated": bool(translated)}
                 return out
             except RAGError as e:
                 log_error("llm", "rewrite_query", state, e)
@@ -96,7 +106,14 @@ def make_condense(c: Components) -> Node:
             log_error("llm", "condense_question", state, e)
             return {}
         standalone = r.question.strip()
-        return {"condensed_question": standalone, "dense_queries": _hyde(ctx, r)} if standalone else {}
+        if not standalone:
+            return {}
+        translated = _translation(r, standalone)
+        return {
+            "condensed_question": standalone,
+            "dense_queries": _hyde(ctx, r),
+            "translated_question": translated[0] if translated else "",
+        }
 
     return condense_question
 
@@ -106,17 +123,42 @@ def _hyde(ctx: Context, r: Rewrite) -> list[str]:
     return [r.hypothetical_answer.strip()] if ctx.hyde and r.hypothetical_answer.strip() else []
 
 
+def _translation(r: Rewrite, standalone: str) -> list[str]:
+    """The rewriter's translation as a second phrasing, when it is one (in the other language)."""
+    t = r.translation.strip()
+    asked = detect_language(standalone)
+    return [t] if t and asked in OTHER_LANGUAGE and detect_language(t) == OTHER_LANGUAGE[asked][0] else []
+
+
 async def _llm_rewrite(
     c: Components, ctx: Context, state: RAGState, question: str, history: list[AnyMessage], reason: str
 ) -> Rewrite:
     system = ctx.rewrite_prompt.format(
-        hyde_instruction=prompts.HYDE_INSTRUCTION if ctx.hyde else prompts.NO_HYDE_INSTRUCTION
+        hyde_instruction=prompts.HYDE_INSTRUCTION if ctx.hyde else prompts.NO_HYDE_INSTRUCTION,
+        translation_instruction=await asyncio.to_thread(_translation_instruction, c, ctx, question),
     )
     msgs: list[Any] = [SystemMessage(system), *history[-6:], HumanMessage(question)]
     if reason:
         previous = state.get("standalone_question") or question
         msgs.append(HumanMessage(prompts.REWRITE_RETRY.format(previous=previous, reason=reason)))
     return await c.llm.structured("rewriter", Rewrite, msgs, override=ctx.rewriter_model)
+
+
+#: a question's language → the other language the notes may be in: (code, name the prompt uses)
+OTHER_LANGUAGE = {"ja": ("en", "English"), "en": ("ja", "Japanese")}
+
+
+def _translation_instruction(c: Components, ctx: Context, question: str) -> str:
+    """Ask for a translation only when the index holds both languages: BM25 cannot match a
+    Japanese question with an English note, and a translated phrasing can (decision 0015)."""
+    other = OTHER_LANGUAGE.get(detect_language(question))
+    try:
+        held = c.bm25(ctx.collection or None).languages
+    except Exception:  # the index unreadable: retrieval will say so; the rewrite goes on without
+        held = frozenset()
+    if other is None or other[0] not in held:
+        return prompts.NO_TRANSLATION_INSTRUCTION
+    return prompts.TRANSLATION_INSTRUCTION.format(other_language=other[1])
 
 
 def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: int) -> dict[str, Any]:

@@ -39,6 +39,11 @@ class Rewrite(BaseModel):
         default="",
         description="A short passage (2-4 sentences) that would answer the question, as found in a document.",
     )
+    translation: str = Field(
+        default="",
+        description="The standalone question in the notes' other language (Japanese or English) when asked for; "
+        "else empty.",
+    )
 
 
 class ContextGrade(BaseModel):

@@ -64,7 +64,6 @@ def server() -> Iterator[tuple[str, Behaviour]]:
         yield s
 
 
-
 def run(c: Components, question: str = "When should I water the monstera?", **ctx: Any) -> dict[str, Any]:
     out: dict[str, Any] = asyncio.run(
         build_rag_graph(c).ainvoke({"question": question, "debug": True}, context=Context(cache=False, **ctx))
@@ -205,3 +204,36 @@ def test_structured_reply_that_breaks_the_schema_falls_back_per_node(
     b.chat_handler = broken_router
     out = run(with_llm_server(indexed, url))
     assert out["route"] == "vector_search" and out["path"] == "llm"  # routed by exemplars instead
+
+
+LEAF_SCORCH = "観葉植物の葉焼けを防ぐにはどこに置けばいい？"
+
+
+def translating(translation: str) -> Any:
+    """A model whose rewriter also translates the question when the prompt asks for it."""
+
+    def handler(payload: dict[str, Any]) -> str | dict[str, Any]:
+        schema = payload.get("format")
+        if isinstance(schema, dict) and schema.get("title") == "Rewrite":
+            system = payload["messages"][0]["content"]
+            asked = "Also write translation" in system
+            return {"question": LEAF_SCORCH, "hypothetical_answer": "", "translation": translation if asked else ""}
+        return reply(payload)
+
+    return handler
+
+
+def test_the_rewriter_translates_a_question_for_notes_in_the_other_language(indexed: Components) -> None:
+    english = "Where should I put a houseplant so that its leaves do not get scorched by the sun?"
+    found: dict[str, list[str]] = {}
+    for label, translation in (("translated", english), ("not translated", "")):
+        with ollama_server(Behaviour(chat_handler=translating(translation))) as (url, b):
+            out = run(with_llm_server(indexed, url), question=LEAF_SCORCH)
+            rewrite = next(r for r in b.chat_requests if (r.get("format") or {}).get("title") == "Rewrite")
+        # the vaults hold both languages, so the rewriter is asked for an English phrasing
+        assert "Also write translation" in rewrite["messages"][0]["content"]
+        assert "in English" in rewrite["messages"][0]["content"]
+        found[label] = [str(s.get("title")) for s in out["sources"]]
+        assert out["debug_info"]["translated"] is bool(translation)
+    assert "Monstera Care" in found["translated"], found
+    assert "Monstera Care" not in found["not translated"], found
