@@ -118,7 +118,7 @@ METHODS: dict[str, FusionMethod] = {
     )
 }
 DEFAULT = "convex"
-#: languages told apart well enough that a chunk in one cannot match a question in the other lexically
+#: languages whose scripts differ, so that a chunk in one cannot match a phrasing in the other lexically
 CROSS_LINGUAL = frozenset({"ja", "en"})
 
 
@@ -137,14 +137,16 @@ def fuse(
     k: float = 60.0,
     weights: Mapping[str, float] | None = None,
     method: str = DEFAULT,
-    languages: Sequence[str] = (),
+    scripts: Sequence[frozenset[str]] = (),
 ) -> list[Hit]:
     """Fusion per query by the named method, then each chunk's best fused score across queries.
 
-    ``languages`` holds each phrasing's language (``ja``, ``en``). BM25 cannot match a question
-    with a chunk written in the other language, so for such a chunk its silence is no evidence:
-    the chunk keeps the better of its fused score and the score dense retrieval alone gives it
-    (on the same scale), and a Japanese question can rank an English note as its embedding does.
+    ``scripts`` holds, per phrasing, the languages whose script it uses (``written_in``: ``ja``,
+    ``en`` or both). BM25 cannot match a phrasing with a chunk written in a language the phrasing
+    has no word of, so for such a chunk its silence is no evidence: the chunk keeps the better of
+    its fused score and the score dense retrieval alone gives it (on the same scale), and a
+    Japanese question can rank an English note as its embedding does. A phrasing with words of
+    both scripts (「BM25 の k1」) leaves fusion as it is: BM25 can match either side.
     Deterministic order. Scores are the method's own; ``FusionMethod.scaled`` maps them to 0..1.
     """
     fusion = get(method)
@@ -162,9 +164,9 @@ def fuse(
                 raw.setdefault(h.point_id, {})[name] = h.score
         scored = {name: [(h.point_id, h.score) for h in hits] for name, hits in lists.items()}
         fused = dict(fusion.join(scored, params))
-        asked = languages[qi] if qi < len(languages) else ""
-        if asked in CROSS_LINGUAL and lists["dense"] and lists["bm25"]:
-            other = [h for h in lists["dense"] if h.payload.get("language") in CROSS_LINGUAL - {asked}]
+        asked = scripts[qi] if qi < len(scripts) else frozenset()
+        if asked and lists["dense"] and lists["bm25"]:
+            other = [h for h in lists["dense"] if h.payload.get("language") in CROSS_LINGUAL - asked]
             if other:
                 alone = dict(fusion.join({"dense": scored["dense"]}, params))
                 both, one = fusion.top_score(params, ["bm25", "dense"]), fusion.top_score(params, ["dense"])

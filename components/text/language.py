@@ -26,6 +26,18 @@ def has_japanese(text: str) -> bool:
     return JAPANESE.search(text) is not None
 
 
+def written_in(text: str) -> frozenset[str]:
+    """The languages whose script ``text`` uses at all: ``ja`` for any Japanese character, ``en``
+    for any Latin letter. A Japanese question naming ``BM25`` is both: BM25 can match its Latin
+    words in English chunks."""
+    out = set()
+    if JAPANESE.search(text):
+        out.add("ja")
+    if _LATIN.search(text):
+        out.add("en")
+    return frozenset(out)
+
+
 def detect_language(text: str) -> str:
     """``ja``, ``en`` or ``und`` from the share of kana/kanji among letters.
 

@@ -10,7 +10,7 @@ from components.factory import Components
 from components.resilience.errors import ServiceUnavailable
 from components.retrieval import fusion
 from components.retrieval.hits import Hit
-from components.text.language import detect_language
+from components.text.language import written_in
 from graph.context import Context
 from graph.state import RAGState
 from nodes.types import RAGNode as Node
@@ -29,8 +29,8 @@ def make(c: Components) -> Node:
             raise ServiceUnavailable("Neither the vector store nor BM25 answered; check `rag status` and try again.")
         params = fusion.FusionParams(k=ctx.rrf_k, weights={"dense": ctx.dense_weight, "bm25": ctx.bm25_weight})
         method = fusion.get(ctx.fusion)
-        languages = [detect_language(q) for q in state.get("queries") or []]
-        fused = fusion.fuse(dense, lexical, k=params.k, weights=params.weights, method=method.name, languages=languages)
+        scripts = [written_in(q) for q in state.get("queries") or []]
+        fused = fusion.fuse(dense, lexical, k=params.k, weights=params.weights, method=method.name, scripts=scripts)
         candidates = []
         for h in fused[: max(ctx.rerank_candidates, int(state.get("top_k") or ctx.top_k))]:
             d = h.to_dict()

@@ -59,10 +59,12 @@ def test_bm25_silence_does_not_count_against_a_chunk_in_the_other_language(metho
     dense = [[hit("en-note", 0.86, "en"), hit("ja-a", 0.84, "ja"), hit("ja-b", 0.80, "ja")]]
     lexical = [[hit("ja-a", 12.0, "ja"), hit("ja-b", 3.0, "ja")]]
     plain = {h.point_id: h.score for h in fuse(dense, lexical, method=method)}
-    aware = {h.point_id: h.score for h in fuse(dense, lexical, method=method, languages=["ja"])}
+    aware = {h.point_id: h.score for h in fuse(dense, lexical, method=method, scripts=[frozenset({"ja"})])}
     assert plain["en-note"] < plain["ja-a"]  # without languages, BM25's silence halves the English note
     assert aware["en-note"] >= aware["ja-a"]  # as good as dense alone says: first
     assert {k: v for k, v in aware.items() if k != "en-note"} == {k: v for k, v in plain.items() if k != "en-note"}
-    # an English question: BM25 could have matched the English note, so its silence counts as before
-    english = {h.point_id: h.score for h in fuse(dense, lexical, method=method, languages=["en"])}
-    assert english["en-note"] == plain["en-note"]
+    # a question with English words (English alone, or 「BM25 の k1」): BM25 could have matched the
+    # English note, so its silence counts as before
+    for words in ({"en"}, {"ja", "en"}):
+        seen = {h.point_id: h.score for h in fuse(dense, lexical, method=method, scripts=[frozenset(words)])}
+        assert seen["en-note"] == plain["en-note"]
