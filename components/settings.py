@@ -14,6 +14,9 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+#: the most an LLM call of these roles waits by default (short structured replies), in seconds
+_ROLE_TIMEOUT_CAPS = {"router": 15.0, "rewriter": 20.0}
+
 
 class Settings(BaseSettings):
     """Environment-driven settings; every field maps to an upper-case variable of the same name."""
@@ -96,8 +99,44 @@ class Settings(BaseSettings):
     llm_model_generator: str = Field(
         default="", description="Model for answers and direct answers (default LLM_MODEL)."
     )
-    llm_timeout: float = Field(default=30.0, gt=0, description="Seconds before an LLM call is cut.")
+    llm_timeout: float = Field(
+        default=30.0, gt=0, description="Seconds before an answer-generation or grading LLM call is cut."
+    )
+    llm_timeout_router: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds for query analysis and routing calls (default: LLM_TIMEOUT, at most 15).",
+    )
+    llm_timeout_rewriter: float | None = Field(
+        default=None, gt=0, description="Seconds for query rewrite and HyDE calls (default: LLM_TIMEOUT, at most 20)."
+    )
+    llm_timeout_grader: float | None = Field(
+        default=None, gt=0, description="Seconds for the graders' calls (default: LLM_TIMEOUT)."
+    )
+    llm_timeout_generator: float | None = Field(
+        default=None, gt=0, description="Seconds for answer generation (default: LLM_TIMEOUT)."
+    )
+    llm_run_deadline: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds of LLM time one question may spend from its first LLM call; then its other LLM nodes "
+        "take their non-LLM paths (default: 4 × LLM_TIMEOUT).",
+    )
     llm_retries: int = Field(default=2, ge=0, le=10, description="Retries of a failed answer generation.")
+
+    def llm_timeout_for(self, role: str) -> float:
+        """The timeout of one call in ``role`` (router, rewriter, grader, generator): routing and
+        rewriting are short structured replies, so they get less than an answer by default."""
+        explicit = getattr(self, f"llm_timeout_{role}", None)
+        if explicit is not None:
+            return float(explicit)
+        return min(self.llm_timeout, _ROLE_TIMEOUT_CAPS.get(role, self.llm_timeout))
+
+    @property
+    def llm_deadline(self) -> float:
+        """Seconds of LLM time a run may spend (LLM_RUN_DEADLINE, default 4 × LLM_TIMEOUT)."""
+        return float(self.llm_run_deadline) if self.llm_run_deadline is not None else 4 * self.llm_timeout
+
     breaker_fail_max: int = Field(
         default=5, ge=1, description="Consecutive failures (within BREAKER_WINDOW) that open a service's breaker."
     )

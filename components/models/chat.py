@@ -39,6 +39,7 @@ from components.models.providers import ChatProvider
 from components.resilience.breaker import Breakers
 from components.resilience.errors import CircuitOpen, LLMError, LLMUnavailable
 from components.resilience.network import http_status, network_failure
+from components.resilience.run_budget import RunBudget
 from components.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -89,6 +90,8 @@ class ChatModels:
         self._by_loop = weakref.WeakKeyDictionary()
         self._no_loop: dict[tuple[str, str], BaseChatModel] = {}
         self._lock = threading.Lock()
+        #: per run (request id): the LLM is off for the rest of a run after a timeout or its deadline
+        self.budget = RunBudget(settings.llm_deadline)
 
     # -- which model -----------------------------------------------------------------------
 
@@ -122,9 +125,10 @@ class ChatModels:
         name = self.model_name(role, override)
         return providers.resolve(name, self._settings.llm_provider)[0] if name else None
 
-    def available(self, role: Role, override: str = "") -> bool:
-        """Configured and the "llm" breaker lets calls through: nodes use it to skip straight to fallbacks."""
-        return self.configured(role, override) and self._breakers.allow("llm")
+    def available(self, role: Role, override: str = "", *, run: str = "") -> bool:
+        """Configured, the "llm" breaker lets calls through and the run (its request id) has not
+        given up on the LLM: nodes use it to skip straight to fallbacks."""
+        return self.configured(role, override) and self._breakers.allow("llm") and not self.budget.why_not(run)
 
     def get(self, role: Role, override: str = "") -> BaseChatModel:
         """The chat model for ``role``; raises :class:`LLMUnavailable` when none is configured."""
@@ -150,7 +154,13 @@ class ChatModels:
             if model is None:
                 provider, bare = providers.resolve(name, self._settings.llm_provider)
                 temperature = 0.0 if role in _DETERMINISTIC_ROLES else None
-                model = providers.build(provider, bare, self._settings, temperature=temperature)
+                model = providers.build(
+                    provider,
+                    bare,
+                    self._settings,
+                    temperature=temperature,
+                    timeout=self._settings.llm_timeout_for(role),
+                )
                 cache[(role, name)] = model
             return model
 
@@ -164,6 +174,7 @@ class ChatModels:
         override: str = "",
         config: RunnableConfig | None = None,
         screen: Screen | None = None,
+        run: str = "",
     ) -> AIMessage:
         """A plain-text answer. Inside a node, pass the node's ``config`` so its tokens stream to clients.
 
@@ -183,7 +194,7 @@ class ChatModels:
             whole = out.response_metadata.get("screened_whole")
             return out.model_copy(update={"content": whole}) if isinstance(whole, str) else out
 
-        return await self._call(role, override, call)
+        return await self._call(role, override, call, run=run)
 
     async def structured(
         self,
@@ -193,6 +204,7 @@ class ChatModels:
         *,
         override: str = "",
         config: RunnableConfig | None = None,
+        run: str = "",
     ) -> T:
         """A typed verdict (Pydantic ``schema``), decoding constrained to its JSON schema where the provider can.
 
@@ -218,16 +230,23 @@ class ChatModels:
                 )
             return out
 
-        return await self._call(role, override, call)
+        return await self._call(role, override, call, run=run)
 
-    async def guarded(self, role: Role, call: Callable[[], Awaitable[R]], *, override: str = "") -> R:
+    async def guarded(self, role: Role, call: Callable[[], Awaitable[R]], *, override: str = "", run: str = "") -> R:
         """Run a call to ``role``'s model made by another library (NeMo's self-check rail) under the
-        same breaker, error mapping and logging as the project's own calls."""
-        return await self._call(role, override, call)
+        same breaker, error mapping, logging and run budget as the project's own calls."""
+        return await self._call(role, override, call, run=run)
 
-    async def _call(self, role: Role, override: str, call: Callable[[], Awaitable[R]]) -> R:
-        """Run one model call through the breaker, turning every failure into LLMError or LLMUnavailable."""
+    async def _call(self, role: Role, override: str, call: Callable[[], Awaitable[R]], *, run: str = "") -> R:
+        """Run one model call through the breaker, turning every failure into LLMError or LLMUnavailable.
+
+        ``run`` (the request id) ties the call to its question: once one of the question's calls
+        timed out or found the server unreachable, or its deadline passed, the others are not made.
+        """
         name = self.model_name(role, override)
+        why_not = self.budget.why_not(run)
+        if why_not:
+            raise LLMUnavailable(why_not, kind="run_stalled")
         started = time.perf_counter()
         try:
             # only LLMError / LLMUnavailable count against the server; an error _classify does not
@@ -247,6 +266,8 @@ class ChatModels:
             raise LLMUnavailable(str(exc), kind="circuit_open") from exc
         except (LLMError, LLMUnavailable) as exc:
             self._log(exc, role, name, started)
+            if exc.kind in {"timeout", "connection"}:  # the next call of this question would fare no better
+                self.budget.stall(run, str(exc))
             raise
         except Exception as exc:
             logger.error(
@@ -282,9 +303,9 @@ class ChatModels:
         failure = network_failure(exc)
         if failure == "timeout":
             return LLMError(
-                f"The {role} model {name} did not answer within {self._settings.llm_timeout:g} s "
-                f"(LLM_TIMEOUT){f' at {url}' if url else ''}; a retry may succeed, or raise LLM_TIMEOUT for a "
-                f"slow machine.",
+                f"The {role} model {name} did not answer within {self._settings.llm_timeout_for(role):g} s "
+                f"(LLM_TIMEOUT_{role.upper()} / LLM_TIMEOUT){f' at {url}' if url else ''}; a retry may succeed, "
+                f"or raise the timeout for a slow machine.",
                 kind="timeout",
             )
         if failure == "unreachable":

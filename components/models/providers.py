@@ -154,8 +154,16 @@ def resolve(spec: str, default: str) -> tuple[ChatProvider, str]:
     return provider(default), spec
 
 
-def build(p: ChatProvider, model: str, settings: Settings, *, temperature: float | None = None) -> BaseChatModel:
-    """The chat model ``model`` of provider ``p``, through ``init_chat_model``, with the LLM timeout.
+def build(
+    p: ChatProvider,
+    model: str,
+    settings: Settings,
+    *,
+    temperature: float | None = None,
+    timeout: float | None = None,
+) -> BaseChatModel:
+    """The chat model ``model`` of provider ``p``, through ``init_chat_model``, with ``timeout``
+    seconds per call (default LLM_TIMEOUT).
 
     Raises :class:`LLMUnavailable` (``not_configured``) with what to do when the provider's
     package is not installed or the model cannot be set up (a missing API key, for one).
@@ -168,8 +176,8 @@ def build(p: ChatProvider, model: str, settings: Settings, *, temperature: float
         )
     from langchain.chat_models import init_chat_model
 
-    timeout = httpx.Timeout(settings.llm_timeout, connect=min(CONNECT_TIMEOUT, settings.llm_timeout))
-    options = p.options(settings, timeout)
+    seconds = timeout if timeout is not None else settings.llm_timeout
+    options = p.options(settings, httpx.Timeout(seconds, connect=min(CONNECT_TIMEOUT, seconds)))
     if temperature is not None:
         options["temperature"] = temperature
     try:

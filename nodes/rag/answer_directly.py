@@ -17,7 +17,7 @@ from components.resilience.errors import LLMUnavailable
 from components.text import messages
 from graph.context import Context
 from graph.state import RAGState, language_of, prior_turns
-from nodes.rag.common import log_error, use_llm
+from nodes.rag.common import log_error, run_of, use_llm
 from nodes.rag.rails import prompt_markers, stream_screen
 from nodes.types import RAGNode as Node
 
@@ -28,7 +28,7 @@ def make(c: Components) -> Node:
     async def answer_directly(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         lang = language_of(state)
-        if use_llm(c, ctx, "generator", ctx.generator_model):
+        if use_llm(c, ctx, "generator", ctx.generator_model, state=state):
             system = ctx.direct_prompt.format(language_name=messages.LANGUAGE_NAMES.get(lang, "the user's language"))
             msgs: list[Any] = [
                 SystemMessage(system),
@@ -37,7 +37,9 @@ def make(c: Components) -> Node:
             ]
             try:
                 screen = stream_screen((), prompt_markers(ctx))
-                reply = await c.llm.generate("generator", msgs, override=ctx.generator_model, screen=screen)
+                reply = await c.llm.generate(
+                    "generator", msgs, override=ctx.generator_model, screen=screen, run=run_of(state)
+                )
                 return {"answer": str(reply.content).strip(), "path": "llm", "sources": [], "confidence": 1.0}
             except LLMUnavailable as e:
                 log_error("llm", "answer_directly", state, e)

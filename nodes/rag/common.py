@@ -72,9 +72,15 @@ def run_filters(c: Components, state: RAGState, ctx: Context, filters: Any = Non
     return parsed.within(ctx.access_groups) if restricted else parsed
 
 
-def use_llm(c: Components, ctx: Context, role: Role, override: str = "") -> bool:
-    """Whether this node should call its LLM: enabled for the run, configured, breaker closed."""
-    return ctx.use_llm and c.llm.available(role, override)
+def use_llm(c: Components, ctx: Context, role: Role, override: str = "", *, state: RAGState | None = None) -> bool:
+    """Whether this node should call its LLM: enabled for the run, configured, breaker closed, and
+    the run (``state``'s request id) not past a timeout or its deadline (``components.resilience.run_budget``)."""
+    return ctx.use_llm and c.llm.available(role, override, run=run_of(state))
+
+
+def run_of(state: RAGState | None) -> str:
+    """The key of the run's LLM budget: its request id ('' outside a run)."""
+    return str((state or {}).get("request_id") or "")
 
 
 async def ask_llm(
@@ -94,10 +100,10 @@ async def ask_llm(
     the call fails (logged with kind, node and request id): every LLM node has a non-LLM path,
     so a failed call costs quality, never the answer.
     """
-    if not use_llm(c, ctx, role, override):
+    if not use_llm(c, ctx, role, override, state=state):
         return None
     try:
-        return await c.llm.structured(role, schema, messages, override=override)
+        return await c.llm.structured(role, schema, messages, override=override, run=run_of(state))
     except RAGError as e:
         log_error("llm", node, state, e)
         return None

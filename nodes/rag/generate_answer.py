@@ -21,13 +21,13 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.heuristics.extractive import extract_answer
-from components.resilience.errors import LLMUnavailable, RAGError
+from components.resilience.errors import LLMError, LLMUnavailable, RAGError
 from components.stores.examples import Example
 from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState, Source, language_of, prior_turns
 from nodes.rag import prompts
-from nodes.rag.common import log_error, numbered, use_llm
+from nodes.rag.common import log_error, numbered, run_of, use_llm
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import prompt_markers, raw_words, stream_screen
 from nodes.types import RAGNode as Node
@@ -82,7 +82,14 @@ def make(c: Components) -> Node:
         lang = language_of(state)
         passages = passages_of(state)
         notes: list[str] = []
-        if use_llm(c, ctx, "generator", ctx.generator_model) and passages:
+        stalled = (
+            c.llm.budget.why_not(run_of(state))
+            if ctx.use_llm and c.llm.configured("generator", ctx.generator_model)
+            else ""
+        )
+        if stalled:  # an earlier LLM call of this question timed out: say why the answer is extractive
+            notes.append(f"Answered by extraction: {stalled}.")
+        elif use_llm(c, ctx, "generator", ctx.generator_model, state=state) and passages:
             try:
                 examples = await asyncio.to_thread(_examples, c, ctx, question)
                 answer = await _llm_answer(c, ctx, state, question, lang, passages, examples)
@@ -91,9 +98,15 @@ def make(c: Components) -> Node:
                     for e in examples
                 ]
                 return {"answer": answer, "sources": cited_sources(answer, passages), "path": "llm", "examples": used}
-            except LLMUnavailable as e:  # down or breaker open: answer without it, now
+            except LLMUnavailable as e:  # down, breaker open, or this run gave up on it: answer without it, now
                 log_error("llm", "generate_answer", state, e)
                 notes.append(f"The language model is unavailable ({e}); answered by extraction.")
+            except LLMError as e:
+                if e.kind != "timeout":  # a bad reply may come out right on a retry
+                    raise
+                # a timeout: the run's other LLM calls are off (run_budget), so no retry could help
+                log_error("llm", "generate_answer", state, e)
+                notes.append(f"The language model did not answer in time ({e}); answered by extraction.")
         bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
         ex = await asyncio.to_thread(
             extract_answer,
@@ -159,7 +172,7 @@ async def _llm_answer(
         unsupported = h["unsupported"]
         msgs.append(HumanMessage(prompts.REGENERATE_NOTE.format(unsupported="\n".join(f"- {u}" for u in unsupported))))
     screen = stream_screen([p["text"] for p in passages], prompt_markers(ctx))
-    reply = await c.llm.generate("generator", msgs, override=ctx.generator_model, screen=screen)
+    reply = await c.llm.generate("generator", msgs, override=ctx.generator_model, screen=screen, run=run_of(state))
     return str(reply.content).strip()
 
 

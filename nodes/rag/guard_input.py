@@ -50,7 +50,7 @@ def make(c: Components) -> Node:
         verdict = await rails_of(c).check_input(raw, language=language, refusal=refusal(None, language))
         notes: list[str] = []
         if verdict.allowed and raw and ctx.llm_input_check and use_llm(c, ctx, "grader", ctx.grader_model):
-            verdict, note = await _self_check(c, ctx, state, verdict, verdict.redacted or raw)
+            verdict, note = await _self_check(c, ctx, state, verdict, verdict.redacted or raw, run=request_id)
             notes += note
         question = verdict.redacted if verdict.pii else raw
         if verdict.pii:
@@ -88,18 +88,20 @@ def make(c: Components) -> Node:
 
 
 async def _self_check(
-    c: Components, ctx: Context, state: RAGState, verdict: InputVerdict, text: str
+    c: Components, ctx: Context, state: RAGState, verdict: InputVerdict, text: str, *, run: str
 ) -> tuple[InputVerdict, list[str]]:
     """NeMo's LLM self-check on an allowed question, under the LLM breaker and timeout."""
     rails = rails_of(c)
     try:
         llm = c.llm.get("grader", ctx.grader_model)
         allowed = await asyncio.wait_for(
-            c.llm.guarded("grader", lambda: rails.self_check_input(text, llm), override=ctx.grader_model),
-            timeout=c.settings.llm_timeout,
+            c.llm.guarded("grader", lambda: rails.self_check_input(text, llm), override=ctx.grader_model, run=run),
+            timeout=c.settings.llm_timeout_for("grader"),
         )
     except (RAGError, TimeoutError) as e:
         log_error("llm", "guard_input", state, e)
+        if isinstance(e, TimeoutError):  # the rest of this question goes without the LLM (run_budget)
+            c.llm.budget.stall(run, f"the LLM input check timed out after {c.settings.llm_timeout_for('grader'):g} s")
         why = {LLMUnavailable: "the LLM is unavailable", TimeoutError: "the LLM timed out"}.get(
             type(e), "the LLM call failed"
         )

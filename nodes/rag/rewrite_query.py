@@ -29,7 +29,7 @@ from components.text.language import detect_language
 from graph.context import Context
 from graph.state import RAGState, previous_question, prior_turns, verdict
 from nodes.rag import prompts
-from nodes.rag.common import log_error, run_filters, use_llm
+from nodes.rag.common import log_error, run_filters, run_of, use_llm
 from nodes.rag.schemas import Rewrite
 from nodes.types import RAGNode as Node
 
@@ -62,7 +62,7 @@ def make(c: Components) -> Node:
             out["dense_queries"] = [*dense, *translated] if dense else []
             out["trace"] = {"rewrite_path": "llm", "hyde": bool(out["dense_queries"]), "condensed": True}
             return out
-        if use_llm(c, ctx, "rewriter", ctx.rewriter_model) and (history or ctx.hyde or reason):
+        if use_llm(c, ctx, "rewriter", ctx.rewriter_model, state=state) and (history or ctx.hyde or reason):
             try:
                 r = await _llm_rewrite(c, ctx, state, question, history, reason)
                 standalone = r.question.strip() or base
@@ -98,7 +98,7 @@ def make_condense(c: Components) -> Node:
         history = prior_turns(state)
         # without an LLM there is no standalone question (the rules only join the previous one),
         # so the cache is skipped: a follow-up's own words mean nothing outside its thread
-        if not history or not use_llm(c, ctx, "rewriter", ctx.rewriter_model):
+        if not history or not use_llm(c, ctx, "rewriter", ctx.rewriter_model, state=state):
             return {}
         try:
             r = await _llm_rewrite(c, ctx, state, state.get("question") or "", history, "")
@@ -141,7 +141,7 @@ async def _llm_rewrite(
     if reason:
         previous = state.get("standalone_question") or question
         msgs.append(HumanMessage(prompts.REWRITE_RETRY.format(previous=previous, reason=reason)))
-    return await c.llm.structured("rewriter", Rewrite, msgs, override=ctx.rewriter_model)
+    return await c.llm.structured("rewriter", Rewrite, msgs, override=ctx.rewriter_model, run=run_of(state))
 
 
 #: a question's language → the other language the notes may be in: (code, name the prompt uses)
