@@ -304,3 +304,26 @@ def test_scores_mean_the_same_across_queries_and_follow_the_ranking(indexed: Any
 def test_a_minimum_score_outside_0_to_1_is_refused() -> None:
     with pytest.raises(ValueError, match=r"min_score must be in 0\.\.1"):
         Context(min_score=1.5)
+
+
+@pytest.mark.parametrize(
+    ("question", "note"),
+    [
+        # each ranked 6th or 7th before BM25's silence stopped counting against the other language
+        ("What time did we get to Fushimi Inari shrine?", "京都旅行記"),
+        ("How does a cross-encoder differ from a bi-encoder?", "クロスエンコーダ再ランキング"),
+        ("DPR の学習で使うハードネガティブとは？", "Dense Passage Retrieval"),
+    ],
+)
+def test_a_question_finds_a_note_written_in_the_other_language(indexed: Any, question: str, note: str) -> None:
+    c, _ = indexed
+    out = run(c, question=question, top_k=5, group_by_document=True, context=Context(min_score=0.0))
+    assert note in [r["title"] for r in out["results"]], [r["title"] for r in out["results"]]
+
+
+def test_a_notes_aliases_in_the_other_language_make_it_found_and_scored(indexed: Any) -> None:
+    c, _ = indexed
+    out = run(c, question="モンステラの水やりはいつ？", top_k=5)  # the default minimum applies
+    monstera = [r for r in out["results"] if r["title"] == "Monstera Care"]
+    assert monstera and monstera[0]["aliases"] == ["モンステラ", "Monstera deliciosa"]
+    assert min(r["score"] for r in monstera) >= Context().min_score
