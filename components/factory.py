@@ -34,7 +34,7 @@ from components.stores.examples import SUFFIX as EXAMPLES_SUFFIX
 from components.stores.examples import ExampleIndex
 from components.stores.feedback import FeedbackStore, sqlalchemy_url
 from components.stores.gptcache_backend import GPTCacheBackend
-from components.stores.qdrant import QdrantIndex
+from components.stores.qdrant import QdrantIndex, ServerOptions
 from components.stores.sentences import SUFFIX, SentenceIndex
 from components.text.tokenizer import Tokenizer
 
@@ -98,7 +98,14 @@ class Components:
             if name not in self._indexes:
                 s = self.settings
                 first = next(iter(self._indexes.values()), None)
-                idx = QdrantIndex(collection=name, url=s.qdrant_url, path=s.qdrant_path, api_key=s.qdrant_api_key)
+                idx = QdrantIndex(
+                    collection=name,
+                    url=s.qdrant_url,
+                    path=s.qdrant_path,
+                    api_key=s.qdrant_api_key,
+                    timeout=s.qdrant_timeout,
+                    server=ServerOptions(ca_cert=s.qdrant_ca_cert, shards=s.qdrant_shards, replicas=s.qdrant_replicas),
+                )
                 if first is not None:
                     idx._client = first.client  # share the one client (and the folder lock)
                 self._indexes[name] = idx

@@ -28,6 +28,18 @@ class Settings(BaseSettings):
         description="URL of a Qdrant server or cluster. When unset, the embedded store at QDRANT_PATH is used.",
     )
     qdrant_api_key: str | None = Field(default=None, description="API key for QDRANT_URL.")
+    qdrant_timeout: float = Field(default=5.0, gt=0, description="Seconds per request to the Qdrant server.")
+    qdrant_ca_cert: Path | None = Field(
+        default=None,
+        description="CA certificate (PEM) that signed the server's TLS certificate, for an https QDRANT_URL with a "
+        "private CA; public certificates need nothing.",
+    )
+    qdrant_shards: int = Field(
+        default=1, ge=1, description="Shards of a collection created on a Qdrant cluster (shard_number)."
+    )
+    qdrant_replicas: int = Field(
+        default=1, ge=1, description="Copies of each shard on a Qdrant cluster (replication_factor)."
+    )
     qdrant_path: Path = Field(
         default=Path(".rag/qdrant"),
         description="Folder of the embedded Qdrant store (qdrant-client local mode).",

@@ -24,11 +24,12 @@ from components.ingestion.chunk_types import chunk_type
 from components.ingestion.documents import Chunk
 from components.resilience.errors import (
     CollectionNotFound,
+    ConfigurationError,
     EmbeddingMismatch,
     ServiceUnavailable,
     StoreLocked,
 )
-from components.resilience.network import network_failure
+from components.resilience.network import http_status, network_failure
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +136,18 @@ def chunk_payload(c: Chunk, content_hash: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class ServerOptions:
+    """What only a Qdrant server uses: TLS trust and how a new collection is spread over a cluster."""
+
+    ca_cert: Path | None = None
+    """PEM file of the CA behind the server's certificate (QDRANT_CA_CERT); None: the system's."""
+    shards: int = 1
+    """``shard_number`` of a collection this process creates (QDRANT_SHARDS)."""
+    replicas: int = 1
+    """``replication_factor`` of a collection this process creates (QDRANT_REPLICAS)."""
+
+
+@dataclass(frozen=True)
 class DocState:
     """What the index holds of one document: its hash, how many points carry it, of how many."""
 
@@ -160,6 +173,7 @@ class QdrantIndex:
         api_key: str | None = None,
         timeout: float = 5.0,
         client: QdrantClient | None = None,
+        server: ServerOptions | None = None,
     ) -> None:
         if not collection or not collection.replace("-", "").replace("_", "").isalnum():
             raise ValueError(f"invalid collection name {collection!r}: use letters, digits, - and _")
@@ -170,6 +184,7 @@ class QdrantIndex:
         self.path = Path(path) if path is not None else None
         self.api_key = api_key
         self.timeout = timeout
+        self.server = server or ServerOptions()
         # local mode locks its folder per client, so a process shares one client across collections
         self._client: QdrantClient | None = client
 
@@ -186,7 +201,10 @@ class QdrantIndex:
     def client(self) -> QdrantClient:
         if self._client is None:
             if self.url:
-                self._client = QdrantClient(url=self.url, api_key=self.api_key, timeout=int(self.timeout))
+                tls: dict[str, Any] = {"verify": str(self.server.ca_cert)} if self.server.ca_cert else {}
+                # the client's timeout is whole seconds; at least one
+                timeout = max(1, round(self.timeout))
+                self._client = QdrantClient(url=self.url, api_key=self.api_key, timeout=timeout, **tls)
             else:
                 assert self.path is not None
                 self.path.mkdir(parents=True, exist_ok=True)
@@ -216,6 +234,11 @@ class QdrantIndex:
         except (StoreLocked, CollectionNotFound):
             raise
         except Exception as e:
+            if self.url and http_status(e) in {401, 403}:
+                raise ConfigurationError(
+                    f"Qdrant at {self.url} refused the request ({what}: HTTP {http_status(e)}): "
+                    f"{'QDRANT_API_KEY is not set' if not self.api_key else 'check QDRANT_API_KEY'}."
+                ) from e
             failure = network_failure(e)
             if self.url and failure is not None:
                 raise ServiceUnavailable(
@@ -250,6 +273,12 @@ class QdrantIndex:
                 # (~100 ms per query at 100k chunks, against ~8 ms for DOT); a server ranks the same
                 vectors_config={DENSE: models.VectorParams(size=dim, distance=DISTANCE)},
                 metadata=meta,
+                # a server spreads the collection as configured; local mode has no shards to set
+                **(
+                    {}
+                    if self.is_local
+                    else {"shard_number": self.server.shards, "replication_factor": self.server.replicas}
+                ),
             )
             if not self.is_local:
                 for field, kind in _INDEXED.items():
