@@ -28,7 +28,14 @@ from components.factory import Components
 from components.resilience.errors import QueryError, RAGError
 from components.retrieval.filters import SearchFilters
 from graph.context import Context
-from graph.threads import default_db_path, delete_profile, open_rag_graph, open_store, read_profile, write_profile
+from graph.threads import (
+    delete_profile,
+    open_rag_graph,
+    open_store,
+    read_profile,
+    threads_location,
+    write_profile,
+)
 
 log = logging.getLogger(__name__)
 
@@ -315,10 +322,10 @@ def profile(c: Components, user_id: str, filters: dict[str, Any], *, clear: bool
     if filters and clear:
         raise QueryError("--clear removes the profile; give either --clear or filters, not both")
     SearchFilters.parse(filters)
-    path = default_db_path(c.settings)
+    where = threads_location(c.settings)
 
     async def go() -> dict[str, Any] | None:
-        async with open_store(path) as store:
+        async with open_store(c.settings) as store:
             if clear:
                 await delete_profile(store, user_id)
                 return None
@@ -327,5 +334,5 @@ def profile(c: Components, user_id: str, filters: dict[str, Any], *, clear: bool
             return await read_profile(store, user_id)
 
     stored = asyncio.run(go())
-    log.info("profile of %s in %s: %s", user_id, path, stored)
-    return {"user_id": user_id, "profile": stored, "db": str(path)}
+    log.info("profile of %s in %s: %s", user_id, where, stored)
+    return {"user_id": user_id, "profile": stored, "db": where}

@@ -506,17 +506,16 @@ def guard(
     log.info("rag guard: %d inputs checked", count)
 
 
-cache_app = typer.Typer(no_args_is_help=True, help="The semantic answer cache (DATA_DIR/cache), shared by processes.")
+cache_app = typer.Typer(
+    no_args_is_help=True, help="The semantic answer cache (DATA_DIR/cache, or DATABASE_URL), shared by processes."
+)
 app.add_typer(cache_app, name="cache")
 
 
 @cache_app.command("stats")
 def cache_stats() -> None:
-    """Entries, scopes, the file and its size, the similarity threshold and time to live, as JSON."""
-    from components.stores.gptcache_backend import GPTCacheBackend
-
-    c = _components()
-    print_json(GPTCacheBackend(c.settings.data_dir / "cache").describe())
+    """Entries, scopes, where the cache lives and its size, the time to live, as JSON."""
+    print_json(_components().cache.describe())
 
 
 @cache_app.command("clear")
@@ -524,13 +523,11 @@ def cache_clear(
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Forget every cached answer (re-ingesting already makes old answers unreachable)."""
-    from components.stores.gptcache_backend import GPTCacheBackend
-
-    c = _components()
-    cache = GPTCacheBackend(c.settings.data_dir / "cache")
-    if not yes and not typer.confirm(f"Forget the cached answers in {cache.path}?"):
+    cache = _components().cache
+    where = cache.describe()["path"]
+    if not yes and not typer.confirm(f"Forget the cached answers in {where}?"):
         raise typer.Exit(1)
-    print_json({"cleared": cache.clear(), "path": str(cache.path)})
+    print_json({"cleared": cache.clear(), "path": where})
 
 
 @app.command()

@@ -30,9 +30,11 @@ from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
 from components.stores.cache import CacheBackend
+from components.stores.database import sqlalchemy_url
 from components.stores.examples import SUFFIX as EXAMPLES_SUFFIX
 from components.stores.examples import ExampleIndex
-from components.stores.feedback import FeedbackStore, sqlalchemy_url
+from components.stores.feedback import FeedbackStore
+from components.stores.gptcache_backend import FILE_NAME as CACHE_FILE
 from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.qdrant import QdrantIndex, ServerOptions
 from components.stores.sentences import SUFFIX, SentenceIndex
@@ -202,10 +204,12 @@ class Components:
 
     @property
     def cache(self) -> CacheBackend:
-        """The semantic answer cache, persistent under ``DATA_DIR/cache`` and shared by processes."""
+        """The semantic answer cache, shared by processes: under ``DATA_DIR/cache``, or in ``DATABASE_URL``."""
         with self._lock:
             if self._cache is None:
-                self._cache = GPTCacheBackend(self.settings.data_dir / "cache")
+                folder = self.settings.data_dir / "cache"
+                url = sqlalchemy_url(self.settings.database_url, folder / CACHE_FILE)
+                self._cache = GPTCacheBackend(folder, url=url)
             return self._cache
 
     @property
@@ -213,7 +217,9 @@ class Components:
         """Users' verdicts on answers: SQLite under ``DATA_DIR`` unless ``DATABASE_URL`` names a database."""
         with self._lock:
             if self._feedback is None:
-                self._feedback = FeedbackStore(sqlalchemy_url(self.settings.database_url, self.settings.data_dir))
+                self._feedback = FeedbackStore(
+                    sqlalchemy_url(self.settings.database_url, self.settings.data_dir / "feedback.sqlite")
+                )
             return self._feedback
 
     @property

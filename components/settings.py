@@ -171,8 +171,8 @@ class Settings(BaseSettings):
     )
     database_url: str = Field(
         default="",
-        description="A database for feedback (postgresql://user:pass@host/db; needs psycopg). Empty: SQLite "
-        "files under DATA_DIR.",
+        description="One Postgres database for threads, profiles, feedback and the semantic cache "
+        "(postgresql://user:pass@host:5432/db; pip install -e '.[postgres]'). Empty: SQLite files under DATA_DIR.",
     )
     chunk_size: int = Field(default=800, ge=100, le=20000, description="Chunk size, characters.")
     chunk_overlap: int = Field(default=120, ge=0, description="Overlap between chunks.")

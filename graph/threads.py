@@ -2,10 +2,11 @@
 
 ``langgraph dev`` gives the graph its own checkpointer and store; a Python program or the
 CLI has none, so a follow-up asked in another process would start from nothing. Here the
-compiled Q&A graph gets a SQLite checkpointer (the thread: messages and the last run's
-state) and a SQLite store (user profiles read by ``analyze_query`` through
-``runtime.store``), both in one file (default ``DATA_DIR/threads.sqlite``) so that a
-thread, the profiles and the index's other local state travel together.
+compiled Q&A graph gets a checkpointer (the thread: messages and the last run's state) and a
+store (user profiles read by ``analyze_query`` through ``runtime.store``): both in one SQLite
+file (default ``DATA_DIR/threads.sqlite``), or both in Postgres when ``DATABASE_URL`` names a
+database (LangGraph's ``langgraph-checkpoint-postgres``), so that processes on several machines
+share threads.
 
     async with open_rag_graph(components) as graph:
         out = await graph.ainvoke({"question": q}, {"configurable": {"thread_id": tid}})
@@ -15,29 +16,54 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from langgraph._internal._constants import CONFIG_KEY_DURABILITY
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.store.base import BaseStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from components.factory import Components
+from components.resilience.errors import ConfigurationError
 from components.settings import Settings
+from components.stores import database
 from graph.profiles import delete_profile, read_profile, write_profile
 from graph.rag import build_rag_graph
 
 log = logging.getLogger(__name__)
 
-__all__ = ["default_db_path", "delete_profile", "open_rag_graph", "open_store", "read_profile", "write_profile"]
+__all__ = [
+    "default_db_path",
+    "delete_profile",
+    "open_rag_graph",
+    "open_store",
+    "read_profile",
+    "threads_location",
+    "write_profile",
+]
 
 DB_NAME = "threads.sqlite"
 
 
 def default_db_path(settings: Settings) -> Path:
-    """Where threads and profiles live when the caller does not say: next to the BM25 cache."""
+    """Where threads and profiles live without ``DATABASE_URL``: next to the BM25 cache."""
     return Path(settings.data_dir) / DB_NAME
+
+
+def _on_postgres(settings: Settings, db_path: Path | None) -> bool:
+    """Postgres when ``DATABASE_URL`` names it and the caller did not ask for a file."""
+    database.check_url(settings.database_url)
+    return db_path is None and database.is_postgres(settings.database_url)
+
+
+def threads_location(settings: Settings, db_path: Path | None = None) -> str:
+    """Where threads and profiles are kept, for messages (a Postgres URL without its password)."""
+    if _on_postgres(settings, db_path):
+        return database.redacted(settings.database_url)
+    return str(db_path or default_db_path(settings))
 
 
 def _prepare(db_path: Path) -> str:
@@ -45,27 +71,75 @@ def _prepare(db_path: Path) -> str:
     return str(db_path)
 
 
+def _postgres_module(name: str) -> Any:
+    """LangGraph's Postgres saver or store module, or a message saying what to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise ConfigurationError(
+            f"DATABASE_URL names Postgres, which needs {e.name} for threads and profiles: "
+            f"{database.POSTGRES_EXTRA} (or unset DATABASE_URL to keep them in DATA_DIR/{DB_NAME})."
+        ) from None
+
+
 @asynccontextmanager
-async def open_store(db_path: Path) -> AsyncIterator[AsyncSqliteStore]:
+async def _reachable(settings: Settings) -> AsyncIterator[None]:
+    """A Postgres that cannot be reached or refuses the login is a setting to fix, said in words."""
+    try:
+        yield
+    except Exception as e:
+        if type(e).__module__.startswith("psycopg") and type(e).__name__ in {"OperationalError", "PoolTimeout"}:
+            raise ConfigurationError(
+                f"The database at DATABASE_URL ({database.redacted(settings.database_url)}) cannot be used: "
+                f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}. Check that Postgres "
+                f"runs and the URL's user, password and database, or unset DATABASE_URL to keep threads in "
+                f"DATA_DIR/{DB_NAME}."
+            ) from None
+        raise
+
+
+@asynccontextmanager
+async def _opened(settings: Settings, db_path: Path | None, sqlite: Any, postgres: str) -> AsyncIterator[Any]:
+    """A LangGraph saver or store, set up: ``postgres`` (module:class) with ``DATABASE_URL``, else
+    ``sqlite``'s class on the file."""
+    if _on_postgres(settings, db_path):
+        module, name = postgres.split(":")
+        opened = getattr(_postgres_module(module), name).from_conn_string(database.libpq_url(settings.database_url))
+    else:
+        opened = sqlite.from_conn_string(_prepare(db_path or default_db_path(settings)))
+    async with _reachable(settings), opened as made:
+        await made.setup()
+        yield made
+
+
+def open_store(settings: Settings, *, db_path: Path | None = None) -> AbstractAsyncContextManager[BaseStore]:
     """The profile store alone (``rag profile`` needs no graph, and so no model)."""
-    async with AsyncSqliteStore.from_conn_string(_prepare(db_path)) as store:
-        await store.setup()
-        yield store
+    return _opened(settings, db_path, AsyncSqliteStore, "langgraph.store.postgres.aio:AsyncPostgresStore")
+
+
+def open_checkpointer(
+    settings: Settings, *, db_path: Path | None = None
+) -> AbstractAsyncContextManager[BaseCheckpointSaver[Any]]:
+    """The threads' checkpointer: LangGraph's Postgres saver with ``DATABASE_URL``, else SQLite."""
+    return _opened(settings, db_path, AsyncSqliteSaver, "langgraph.checkpoint.postgres.aio:AsyncPostgresSaver")
 
 
 @asynccontextmanager
 async def open_rag_graph(components: Components, *, db_path: Path | None = None) -> AsyncIterator[Any]:
-    """The compiled Q&A graph with threads and profiles persisted in one SQLite file.
+    """The compiled Q&A graph with threads and profiles persisted (SQLite file or Postgres).
 
-    Two connections to the same file (the saver's and the store's): each library manages
-    its own transactions and locks, and SQLite's WAL mode (set by the saver) lets a second
-    process read a thread while this one writes.
+    Two connections (the saver's and the store's): each library manages its own transactions
+    and locks; on SQLite, WAL mode (set by the saver) lets a second process read a thread while
+    this one writes. ``db_path`` asks for that SQLite file whatever ``DATABASE_URL`` says.
     """
-    path = db_path or default_db_path(components.settings)
-    conn = _prepare(path)
-    async with AsyncSqliteSaver.from_conn_string(conn) as saver, open_store(path) as store:
-        await saver.setup()
-        log.debug("threads and profiles in %s", path)
+    settings = components.settings
+    async with (
+        open_checkpointer(settings, db_path=db_path) as saver,
+        open_store(settings, db_path=db_path) as store,
+    ):
+        log.debug("threads and profiles in %s", threads_location(settings, db_path))
         graph = build_rag_graph(components, checkpointer=saver, store=store)
         # durability "exit": a run writes one checkpoint, when it ends. The default ("async")
         # also saves the run's input, which holds the question as the caller sent it, before

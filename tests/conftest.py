@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.postgres import Postgres, postgres
+
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 # the process settings must never point tests at a user's real index
@@ -32,6 +34,7 @@ for var in (
     "OLLAMA_BASE_URL",
     "WEB_SEARCH_PROVIDER",
     "WEB_SEARCH_API_KEY",
+    "DATABASE_URL",
 ):
     os.environ.pop(var, None)
 
@@ -53,3 +56,10 @@ def components(settings) -> Iterator[object]:  # type: ignore[no-untyped-def]
     c = Components(settings)
     yield c
     c.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgres]:
+    """A real Postgres (pgserver's binaries), one per test session; ``new_database()`` per test."""
+    with postgres(tmp_path_factory.mktemp("postgres")) as server:
+        yield server

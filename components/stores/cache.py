@@ -6,8 +6,8 @@ that makes two answers comparable (collection and index version, filters, mode, 
 depth, user or tenant, access groups, edited prompts), so a new index version, other filters or
 another user simply look in another scope and never see its answers.
 
-The implementation is GPTCache over SQLite (``components/stores/gptcache_backend.py``); the graph
-calls only this protocol.
+The implementation is GPTCache over SQLite, or Postgres with ``DATABASE_URL``
+(``components/stores/gptcache_backend.py``); the graph calls only this protocol.
 """
 
 from __future__ import annotations
@@ -52,3 +52,7 @@ class CacheBackend(Protocol):
     def stats(self) -> CacheStats: ...
 
     def clear(self, scope: str | None = None) -> int: ...
+
+    def describe(self) -> dict[str, Any]:
+        """What ``rag cache stats`` shows: where it lives, entries and scopes."""
+        ...

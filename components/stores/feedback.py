@@ -1,11 +1,11 @@
 """Users' verdicts on answers (good or bad, with a reason), kept in a database for review.
 
-SQLite by default (``DATA_DIR/feedback.sqlite``); ``DATABASE_URL`` points it at Postgres, the
-same database the checkpointer can use (``postgresql://user:pass@host/db``; needs
-``pip install 'psycopg[binary]'``). SQLAlchemy Core speaks both, so the table and its queries
-are written once. Each row holds what a reviewer needs without the thread: the question, the
-answer, its sources and passages, and the index version the answer was made on, so feedback on
-an answer from an older corpus is kept and can be told apart.
+SQLite by default (``DATA_DIR/feedback.sqlite``); ``DATABASE_URL`` puts it in Postgres, the
+database that then also holds the threads and the cache (``components/stores/database.py``).
+SQLAlchemy Core speaks both, so the table and its queries are written once. Each row holds what
+a reviewer needs without the thread: the question, the answer, its sources and passages, and the
+index version the answer was made on, so feedback on an answer from an older corpus is kept and
+can be told apart.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import json
 import threading
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal
 
 from components.resilience.errors import RAGError
+from components.stores import database
 
 Verdict = Literal["good", "bad"]
 VERDICTS: tuple[Verdict, ...] = ("good", "bad")
@@ -56,17 +56,6 @@ class FeedbackRecord:
 _JSON_FIELDS = ("sources", "contexts", "context_ids")
 
 
-def sqlalchemy_url(database_url: str, data_dir: Path) -> str:
-    """The SQLAlchemy URL for ``DATABASE_URL`` (libpq-style Postgres URLs get the psycopg driver),
-    or the SQLite file under ``data_dir`` when it is unset."""
-    if not database_url:
-        return f"sqlite:///{Path(data_dir) / 'feedback.sqlite'}"
-    for prefix in ("postgresql://", "postgres://"):
-        if database_url.startswith(prefix):
-            return "postgresql+psycopg://" + database_url[len(prefix) :]
-    return database_url
-
-
 class FeedbackStore:
     """The ``feedback`` table: add a verdict, list them, read one."""
 
@@ -74,15 +63,7 @@ class FeedbackStore:
         import sqlalchemy as sa
 
         self.url = url
-        if url.startswith("sqlite:///"):
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._engine = sa.create_engine(url, future=True)
-        except ModuleNotFoundError as e:  # the Postgres driver is optional
-            raise FeedbackError(
-                f"DATABASE_URL needs the {e.name} driver: pip install 'psycopg[binary]' (or unset DATABASE_URL "
-                "to keep feedback in DATA_DIR/feedback.sqlite)."
-            ) from None
+        self._engine = database.engine(url, what="feedback")
         meta = sa.MetaData()
         self._table = sa.Table(
             "feedback",
@@ -113,7 +94,7 @@ class FeedbackStore:
             raise FeedbackError(f"The feedback database at {self._where()} is not usable: {cause}") from None
 
     def _where(self) -> str:
-        return self.url.split("@")[-1] if "@" in self.url else self.url
+        return database.location(self.url)
 
     def add(self, record: FeedbackRecord) -> FeedbackRecord:
         """Store ``record``; returns it with its id."""

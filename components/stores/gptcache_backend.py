@@ -3,15 +3,16 @@
 Everything GPTCache-specific lives in this module (GPTCache's last release was in 2024; replacing
 it means replacing this file behind ``components.stores.cache.CacheBackend``).
 
-GPTCache's ``Cache`` holds a data manager (``SSDataManager``) over two stores in one SQLite file:
+GPTCache's ``Cache`` holds a data manager (``SSDataManager``) over two stores in one database (a
+SQLite file under the data folder, or Postgres when ``DATABASE_URL`` is set):
 
 * the scalar store is GPTCache's own SQL storage (questions, answers; SQLAlchemy), and its
   memory LRU eviction bounds the number of entries;
 * the vector store is :class:`ScopedVectors`, a small ``VectorBase`` of our own. GPTCache's
   bundled Qdrant store calls ``search``, which qdrant-client 1.20 removed, and its faiss store
   keeps the index in process memory until ``flush`` (a second process neither sees nor may
-  safely write it). Vectors sit in a table of the same SQLite file (WAL, so a CLI and a server
-  can use it at once), with the entry's *scope*; a search reads only its scope's rows, so a
+  safely write it). Vectors sit in a table of the same database (SQLite in WAL mode, so a CLI and
+  a server can use it at once), with the entry's *scope*; a search reads only its scope's rows, so a
   neighbour from another user, filter set or index version is never a candidate, not merely
   filtered out afterwards. A scope's matrix is kept in memory and reread when the table changed.
 
@@ -27,17 +28,20 @@ import contextlib
 import hashlib
 import json
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from components.resilience.errors import ServiceUnavailable
+from components.stores import database
 from components.stores.cache import CacheEntry, CacheStats
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 log = logging.getLogger(__name__)
 
@@ -66,30 +70,41 @@ def scope_key(scope: str) -> str:
 
 
 class ScopedVectors:
-    """GPTCache ``VectorBase`` over a SQLite table: (id, scope, vector), searched one scope at a time.
+    """GPTCache ``VectorBase`` over a SQL table: (id, scope, vector), searched one scope at a time.
 
     GPTCache's data manager calls ``mul_add`` and ``search`` without a scope; the cache sets
-    :attr:`scope` (under its lock) before each call.
+    :attr:`scope` (under its lock) before each call. SQLAlchemy Core, so that the same table lives
+    in the SQLite file or in Postgres.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, engine: sa.Engine) -> None:
+        import sqlalchemy as sa
+
         self.scope = ""
         self._closed = False
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS rag_cache_vectors (id INTEGER PRIMARY KEY, scope TEXT NOT NULL, vector BLOB)"
+        self._engine = engine
+        meta = sa.MetaData()
+        self._t = sa.Table(
+            "rag_cache_vectors",
+            meta,
+            sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=False),
+            sa.Column("scope", sa.String(64), nullable=False, index=True),
+            sa.Column("vector", sa.LargeBinary),
         )
-        self._db.execute("CREATE INDEX IF NOT EXISTS rag_cache_vectors_scope ON rag_cache_vectors(scope)")
-        self._db.commit()
+        meta.create_all(engine)
         self._matrices: dict[str, tuple[tuple[int, int], list[int], np.ndarray]] = {}
 
     # --- GPTCache's VectorBase interface
     def mul_add(self, datas: list[Any]) -> None:
-        rows = [(int(d.id), self.scope, np.asarray(d.data, dtype=np.float32).tobytes()) for d in datas]
-        self._db.executemany("INSERT OR REPLACE INTO rag_cache_vectors VALUES (?, ?, ?)", rows)
-        self._db.commit()
+        rows = [
+            {"id": int(d.id), "scope": self.scope, "vector": np.asarray(d.data, dtype=np.float32).tobytes()}
+            for d in datas
+        ]
+        if not rows:
+            return
+        with self._engine.begin() as conn:  # one transaction: replace whatever held these ids
+            conn.execute(self._t.delete().where(self._t.c.id.in_([r["id"] for r in rows])))
+            conn.execute(self._t.insert(), rows)
 
     def search(self, data: np.ndarray, top_k: int = 1) -> list[tuple[float, int]] | None:
         ids, matrix = self._matrix(self.scope)
@@ -106,50 +121,69 @@ class ScopedVectors:
         return True
 
     def delete(self, ids: Any) -> bool:
-        keys = [(int(i),) for i in ids]
-        self._db.executemany("DELETE FROM rag_cache_vectors WHERE id = ?", keys)
-        self._db.commit()
+        keys = [int(i) for i in ids]
+        if keys:
+            with self._engine.begin() as conn:
+                conn.execute(self._t.delete().where(self._t.c.id.in_(keys)))
         return True
 
     def flush(self) -> None:
-        if not self._closed:
-            self._db.commit()
+        """Every write commits as it happens; nothing is pending."""
 
     def close(self) -> None:
         # GPTCache's Cache closes its data manager at exit, and Components.close may come first
         if not self._closed:
             self._closed = True
-            self._db.close()
+            self._engine.dispose()
 
     def get_embeddings(self, data_id: int | str) -> np.ndarray | None:
-        row = self._db.execute("SELECT vector FROM rag_cache_vectors WHERE id = ?", (int(data_id),)).fetchone()
-        return np.frombuffer(row[0], dtype=np.float32) if row else None
+        with self._engine.connect() as conn:
+            blob = conn.execute(
+                self._t.select().with_only_columns(self._t.c.vector).where(self._t.c.id == int(data_id))
+            ).scalar()
+        return np.frombuffer(blob, dtype=np.float32) if blob is not None else None
 
     def update_embeddings(self, data_id: int | str, emb: np.ndarray) -> None:
         blob = np.asarray(emb, dtype=np.float32).tobytes()
-        self._db.execute("UPDATE rag_cache_vectors SET vector = ? WHERE id = ?", (blob, int(data_id)))
-        self._db.commit()
+        with self._engine.begin() as conn:
+            conn.execute(self._t.update().where(self._t.c.id == int(data_id)).values(vector=blob))
 
     # --- ours
     def _matrix(self, scope: str) -> tuple[list[int], np.ndarray]:
-        version = self._db.execute(
-            "SELECT count(*), coalesce(max(id), 0) FROM rag_cache_vectors WHERE scope = ?", (scope,)
-        ).fetchone()
-        cached = self._matrices.get(scope)
-        if cached is not None and cached[0] == tuple(version):
-            return cached[1], cached[2]
-        rows = self._db.execute("SELECT id, vector FROM rag_cache_vectors WHERE scope = ? ORDER BY id", (scope,))
-        ids: list[int] = []
-        vectors: list[np.ndarray] = []
-        for i, blob in rows:
-            ids.append(int(i))
-            vectors.append(np.frombuffer(blob, dtype=np.float32))
+        import sqlalchemy as sa
+
+        t = self._t
+        with self._engine.connect() as conn:
+            count, top = conn.execute(
+                sa.select(sa.func.count(), sa.func.coalesce(sa.func.max(t.c.id), 0)).where(t.c.scope == scope)
+            ).one()
+            version = (int(count), int(top))
+            cached = self._matrices.get(scope)
+            if cached is not None and cached[0] == version:
+                return cached[1], cached[2]
+            rows = conn.execute(sa.select(t.c.id, t.c.vector).where(t.c.scope == scope).order_by(t.c.id)).all()
+        ids = [int(i) for i, _ in rows]
+        vectors = [np.frombuffer(blob, dtype=np.float32) for _, blob in rows]
         matrix = np.vstack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
-        self._matrices[scope] = ((int(version[0]), int(version[1])), ids, matrix)
+        self._matrices[scope] = (version, ids, matrix)
         return ids, matrix
 
     def scopes(self) -> dict[str, int]:
-        return dict(self._db.execute("SELECT scope, count(*) FROM rag_cache_vectors GROUP BY scope").fetchall())
+        import sqlalchemy as sa
+
+        with self._engine.connect() as conn:
+            rows = conn.execute(sa.select(self._t.c.scope, sa.func.count()).group_by(self._t.c.scope)).all()
+        return {str(scope): int(n) for scope, n in rows}
+
+    def ids(self, scope: str | None = None) -> list[int]:
+        """Every entry's id, or one scope's."""
+        import sqlalchemy as sa
+
+        query = sa.select(self._t.c.id)
+        if scope is not None:
+            query = query.where(self._t.c.scope == scope)
+        with self._engine.connect() as conn:
+            return [int(i) for i in conn.execute(query).scalars()]
 
 
 class GPTCacheBackend:
@@ -163,23 +197,33 @@ class GPTCacheBackend:
         max_entries: int = 5000,
         ttl_seconds: float = 7 * 24 * 3600,
         clock: Callable[[], float] = time.time,
+        url: str = "",
     ) -> None:
+        """``url``: a SQLAlchemy URL (``components.stores.database.sqlalchemy_url``); empty, the
+        SQLite file ``folder/semantic-cache.sqlite``."""
         if not 0 < threshold <= 1:
             raise ValueError(f"threshold must be in (0, 1], not {threshold}")
         if max_entries < 1 or ttl_seconds <= 0:
             raise ValueError("max_entries must be at least 1 and ttl_seconds positive")
         _refuse_installs()
         from gptcache import Cache
-        from gptcache.manager import CacheBase, get_data_manager
+        from gptcache.manager import get_data_manager
+        from gptcache.manager.scalar_data.sql_storage import SQLStorage
 
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / FILE_NAME
+        url = url or f"sqlite:///{folder / FILE_NAME}"
+        self.url = url
+        self.path: Path | None = Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
+        self.where = database.location(url)
         self.threshold = threshold
         self.ttl_seconds = ttl_seconds
         self._clock = clock
         self._lock = threading.Lock()
-        self._vectors = ScopedVectors(self.path)
-        scalars = CacheBase("sqlite", sql_url=f"sqlite:///{self.path}", table_name="rag_cache")
+        self._vectors = ScopedVectors(database.engine(url, what="the semantic cache"))
+        # SQLStorage itself rather than CacheBase("postgresql"), whose driver check asks for psycopg2
+        # (and would pip-install it); psycopg 3 serves both GPTCache's tables and ours
+        scalars = SQLStorage(
+            db_type="postgresql" if database.is_postgres(url) else "sqlite", url=url, table_name="rag_cache"
+        )
         self._manager = get_data_manager(
             scalars, self._vectors, max_size=max_entries, clean_size=max(1, max_entries // 10)
         )
@@ -198,11 +242,13 @@ class GPTCacheBackend:
             self._vectors.scope = scope_key(scope)
             try:
                 yield
-            except (sqlite3.Error, OSError, ValueError) as e:
-                raise ServiceUnavailable(f"the semantic cache at {self.path} failed ({e}); answering without it") from e
-            except Exception as e:  # SQLAlchemy's errors, from GPTCache's scalar store
+            except (OSError, ValueError) as e:
+                raise ServiceUnavailable(
+                    f"the semantic cache at {self.where} failed ({e}); answering without it"
+                ) from e
+            except Exception as e:  # SQLAlchemy's errors (a locked file, a database gone)
                 if type(e).__module__.startswith("sqlalchemy"):
-                    raise ServiceUnavailable(f"the semantic cache at {self.path} failed ({e})") from e
+                    raise ServiceUnavailable(f"the semantic cache at {self.where} failed ({e})") from e
                 raise
 
     def lookup(self, vector: np.ndarray, *, scope: str, threshold: float | None = None) -> CacheEntry | None:
@@ -252,8 +298,8 @@ class GPTCacheBackend:
         with self._lock:
             scopes = self._vectors.scopes()
         return {
-            "path": str(self.path),
-            "bytes": self.path.stat().st_size if self.path.exists() else 0,
+            "path": self.where,
+            "bytes": self.path.stat().st_size if self.path and self.path.exists() else None,
             "entries": sum(scopes.values()),
             "scopes": len(scopes),
             "ttl_seconds": self.ttl_seconds,
@@ -262,15 +308,7 @@ class GPTCacheBackend:
     def clear(self, scope: str | None = None) -> int:
         """Forget one scope, or everything; returns how many entries went."""
         with self._lock:
-            if scope is None:
-                keys = [int(r[0]) for r in self._vectors._db.execute("SELECT id FROM rag_cache_vectors")]
-            else:
-                keys = [
-                    int(r[0])
-                    for r in self._vectors._db.execute(
-                        "SELECT id FROM rag_cache_vectors WHERE scope = ?", (scope_key(scope),)
-                    )
-                ]
+            keys = self._vectors.ids(None if scope is None else scope_key(scope))
             self._forget(keys)
             return len(keys)
 

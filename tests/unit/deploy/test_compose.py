@@ -21,6 +21,7 @@ def test_the_api_server_reaches_qdrant_ollama_postgres_and_redis_by_service_name
     env = services["api"]["environment"]
     assert env["QDRANT_URL"] == "http://qdrant:6333" and env["OLLAMA_BASE_URL"] == "http://ollama:11434"
     assert "@postgres:5432/" in env["DATABASE_URI"] and env["REDIS_URI"] == "redis://redis:6379"
+    assert env["DATABASE_URL"].startswith("postgresql://") and "@postgres:5432/" in env["DATABASE_URL"]
     assert set(services["api"]["depends_on"]) == {"qdrant", "redis", "postgres"}
     # every other variable is a setting this project reads (a typo would be silently ignored)
     assert {k for k in env if k not in NOT_OURS} <= {name.upper() for name in Settings.model_fields}
