@@ -44,6 +44,9 @@ from components.settings import Settings
 
 logger = logging.getLogger(__name__)
 
+#: a failed connection that took this long (seconds) stops the run's other LLM calls: each would wait as long
+STALL_AFTER_S = 1.0
+
 Role = Literal["router", "rewriter", "grader", "generator"]
 ROLES: tuple[Role, ...] = get_args(Role)
 
@@ -241,7 +244,7 @@ class ChatModels:
         """Run one model call through the breaker, turning every failure into LLMError or LLMUnavailable.
 
         ``run`` (the request id) ties the call to its question: once one of the question's calls
-        timed out or found the server unreachable, or its deadline passed, the others are not made.
+        timed out or waited for a connection in vain, or its deadline passed, the others are not made.
         """
         name = self.model_name(role, override)
         why_not = self.budget.why_not(run)
@@ -266,7 +269,10 @@ class ChatModels:
             raise LLMUnavailable(str(exc), kind="circuit_open") from exc
         except (LLMError, LLMUnavailable) as exc:
             self._log(exc, role, name, started)
-            if exc.kind in {"timeout", "connection"}:  # the next call of this question would fare no better
+            # a call that waited and failed: the next call of this question would wait as long. A
+            # refused connection costs nothing to retry, and may concern one role's server only
+            waited = time.perf_counter() - started
+            if exc.kind == "timeout" or (exc.kind == "connection" and waited >= STALL_AFTER_S):
                 self.budget.stall(run, str(exc))
             raise
         except Exception as exc:

@@ -1,5 +1,5 @@
 """One run's LLM time: after a call times out, or once the run's deadline has passed, its other
-LLM nodes take their non-LLM paths at once.
+LLM nodes take their non-LLM paths at once (a refused connection, which costs nothing, does not).
 
 A question's run asks the LLM up to eight times (analysis, routing, rewrite, three graders,
 generation and its retries). Against a server that accepts connections and never answers, each

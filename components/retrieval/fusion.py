@@ -147,11 +147,14 @@ def fuse(
     its fused score and the score dense retrieval alone gives it (on the same scale), and a
     Japanese question can rank an English note as its embedding does. A phrasing with words of
     both scripts (「BM25 の k1」) leaves fusion as it is: BM25 can match either side.
-    Deterministic order. Scores are the method's own; ``FusionMethod.scaled`` maps them to 0..1.
+    Equal best scores (each phrasing's own first hit scores the top) are ordered by the sum over
+    phrasings, so the chunk more phrasings agree on comes first, then by id: deterministic.
+    Scores are the method's own; ``FusionMethod.scaled`` maps them to 0..1.
     """
     fusion = get(method)
     params = FusionParams(k=k, weights=weights)
     best: dict[str, Hit] = {}
+    support: dict[str, float] = {}
     for qi in range(max(len(dense), len(lexical))):
         lists = {"dense": dense[qi] if qi < len(dense) else [], "bm25": lexical[qi] if qi < len(lexical) else []}
         by_id: dict[str, Hit] = {}
@@ -173,7 +176,8 @@ def fuse(
                 for h in other:
                     fused[h.point_id] = max(fused.get(h.point_id, 0.0), alone[h.point_id] * both / one)
         for pid, score in fused.items():
+            support[pid] = support.get(pid, 0.0) + score
             prev = best.get(pid)
             if prev is None or score > prev.score:
                 best[pid] = Hit(pid, score, by_id[pid].payload, ranks[pid], raw[pid])
-    return sorted(best.values(), key=lambda h: (-h.score, h.point_id))
+    return sorted(best.values(), key=lambda h: (-h.score, -support[h.point_id], h.point_id))

@@ -68,3 +68,14 @@ def test_bm25_silence_does_not_count_against_a_chunk_in_the_other_language(metho
     for words in ({"en"}, {"ja", "en"}):
         seen = {h.point_id: h.score for h in fuse(dense, lexical, method=method, scripts=[frozenset(words)])}
         assert seen["en-note"] == plain["en-note"]
+
+
+@pytest.mark.parametrize("method", ["convex", "rrf"])
+def test_phrasings_tied_at_the_top_are_ordered_by_how_many_agree(method: str) -> None:
+    # each phrasing ranks its own chunk first (both score the top); "z" is also second for the
+    # first phrasing, so it comes first whatever the ids say
+    first = [hits(("a#0", 0.9), ("z#0", 0.8), ("c#0", 0.5))]
+    second = [hits(("z#0", 0.9), ("d#0", 0.4))]
+    fused = fuse(first + second, [[], []], method=method)
+    assert [h.point_id for h in fused][:2] == ["z#0", "a#0"]
+    assert fused[0].score == fused[1].score
