@@ -45,8 +45,14 @@ def make(c: Components) -> Node:
                 index, similar_to, within=run_filters(c, state, ctx).access_only().to_qdrant()
             ):
                 raise UnknownDocument(similar_to, index.collection)
-            # load the model here, so its first-use cost does not eat the vector store's timeout
+            # load what the retrievers read here, where no timeout runs: a fresh process's model,
+            # and the BM25 index their filters consult (run_filters; seconds to load at 10k
+            # chunks), so that a first load does not eat the vector store's timeout
             c.embedder.warm_up()
+            try:
+                c.bm25(ctx.collection or None)
+            except Exception as e:  # retrieve_bm25 reports it; dense search goes on
+                log.debug("BM25 not loaded ahead of retrieval: %s", e)
             return meta
 
         notes: list[str] = []
