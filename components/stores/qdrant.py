@@ -30,6 +30,7 @@ from components.resilience.errors import (
     StoreLocked,
 )
 from components.resilience.network import http_status, network_failure
+from components.stores import holder
 
 log = logging.getLogger(__name__)
 
@@ -213,19 +214,23 @@ class QdrantIndex:
                     self._client = QdrantClient(path=str(self.path))
                 except RuntimeError as e:
                     if "already accessed" in str(e):
+                        who = holder.describe(self.path)
                         raise StoreLocked(
-                            f"The embedded Qdrant store at {self.location} is in use by another "
-                            f"process (local mode allows one process per folder). Stop that "
-                            f"process, or run a Qdrant server and set QDRANT_URL so that several "
-                            f"processes can share the index."
+                            f"The embedded Qdrant store at {self.location} is in use by another process"
+                            f"{f': {who}' if who else ''} (local mode allows one process per folder). "
+                            f"Stop that process, or run a Qdrant server (deploy/compose.yaml) and set "
+                            f"QDRANT_URL so that several processes can share the index."
                         ) from e
                     raise
+                holder.record(self.path)
         return self._client
 
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
             self._client = None
+            if self.is_local and self.path is not None:
+                holder.release(self.path)
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run a client call, turning connection failures into ServiceUnavailable."""
