@@ -32,6 +32,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import re
+import sys
 import threading
 import time
 import unicodedata
@@ -471,11 +472,33 @@ def _offline_tld_extractor() -> Any:
     return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
 
 
+def _import_presidio() -> None:
+    """Import Presidio without transformers' pipelines.
+
+    Presidio's package imports its Hugging Face NER component, which imports
+    ``transformers.pipelines`` when transformers is installed (it is, for sentence-transformers):
+    3 s of every one-shot command, for an NLP engine this project does not use (spaCy's is). The
+    component's module treats a failed import as "transformers not installed", so the pipelines
+    module is hidden while Presidio imports and restored at once for anything that needs it.
+    """
+    if "presidio_analyzer" in sys.modules:
+        return
+    hide = "transformers.pipelines" not in sys.modules
+    if hide:
+        sys.modules["transformers.pipelines"] = None  # type: ignore[assignment]  # import fails: ImportError
+    try:
+        import presidio_analyzer  # noqa: F401
+    finally:
+        if hide:
+            sys.modules.pop("transformers.pipelines", None)
+
+
 def _build_analyzer() -> AnalyzerEngine:
     # Presidio logs the text around each match (context words) at DEBUG, and its decision
     # process at INFO: the raw personal data this module exists to keep out of logs
     for name in ("presidio-analyzer", "decision_process"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    _import_presidio()
     import spacy
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
@@ -788,10 +811,10 @@ def _trim(folded: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-
 _LEADING_VERB = re.compile(
     r"^(?:Add|Ask|Call|Email|E-mail|Send|Tell|Invite|Contact|Meet|Ping|Please|Thank|Thanks|Remind|Notify|Cc|Forward)\s+"
 )
+
 
 def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
     """Drop results that cannot be what they claim, judged with the text around them.
@@ -935,7 +958,6 @@ def _resolve(text: str, folded: str, results: Iterable[RecognizerResult]) -> lis
     return [
         PIIEntity(start=s, end=e, entity_type=t, score=round(min(sc, 1.0), 4), text=text[s:e]) for s, e, t, sc in kept
     ]
-
 
 
 def _whole_name_end(folded: str, end: int) -> int:

@@ -224,3 +224,23 @@ def test_a_first_name_with_a_person_cue_is_still_found(text: str, name: str) -> 
 def test_a_verb_is_not_a_japanese_name() -> None:
     found = detect_pii("マーラーが診察を受けた医師の名前は？", "ja")
     assert "受けた" not in [e.text for e in found]
+
+
+def test_presidio_loads_without_transformers_pipelines_and_leaves_them_importable() -> None:
+    # a fresh interpreter: other tests may have imported transformers' pipelines already
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from guardrails.pii import detect_pii\n"
+        "found = {e.entity_type for e in detect_pii('山田太郎さんの電話は090-1234-5678です', language='ja')}\n"
+        "print(sorted(found), 'transformers.pipelines' in sys.modules)\n"
+        "from transformers import pipeline\n"
+        "print(callable(pipeline))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    found, pipelines = out.stdout.splitlines()[0].rsplit(" ", 1)
+    assert "PERSON" in found and "PHONE_NUMBER" in found
+    assert pipelines == "False"  # 3 s of every one-shot command, for an engine not used
+    assert out.stdout.splitlines()[1] == "True"
