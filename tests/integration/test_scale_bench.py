@@ -48,3 +48,24 @@ def test_a_copy_keeps_a_real_chunk_and_the_filter_keeps_a_tenth() -> None:
     assert [m[2]["vault"] for m in made].count(scale.FILTER_VAULT) == 3
     assert all(abs(float(np.linalg.norm(v)) - 1) < 1e-5 for _, v, _ in made)
     assert len({m[2]["doc_id"] for m in made}) == 30 and made[4][2]["source_index"] == 1
+
+
+def test_bm25_inside_the_engine_ranks_as_today(tmp_path: Path) -> None:
+    from evals import lexical_engine
+
+    beir = tmp_path / "tiny"
+    (beir / "qrels").mkdir(parents=True)
+    docs = {"d1": "axolotl limbs regrow from a blastema", "d2": "tardigrades survive drying with trehalose"}
+    docs |= {f"d{i}": f"glaciers move over their beds, report {i}" for i in range(3, 7)}
+    queries = {"q1": "axolotl blastema", "q2": "trehalose tardigrades", "q3": "小笠原諸島 glaciers report 5"}
+    (beir / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": d, "title": "", "text": t}) + "\n" for d, t in docs.items())
+    )
+    (beir / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in queries.items()))
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td5\t1\n")
+    report = tmp_path / "lexical.json"
+    assert lexical_engine.main([f"{beir}:test", "--report", str(report)]) == 0
+    (result,) = json.loads(report.read_text(encoding="utf-8"))
+    assert result["documents"] == 6 and result["queries"] == 3
+    # each query names its document's rare words: both find it first
+    assert result["today"]["mrr@10"] == 1.0 and result["engine"]["mrr@10"] == 1.0
