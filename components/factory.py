@@ -12,14 +12,11 @@ import logging
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from components.heuristics.routing import ExemplarRouter
 from components.models.calibration import Calibration
 from components.models.calibration import for_model as calibration_for
-from components.models.chat import ChatModels
 from components.models.embedders import Embedder
 from components.models.embedders import from_settings as embedder_from_settings
 from components.models.reranker import Reranker
@@ -39,6 +36,11 @@ from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.qdrant import QdrantIndex, ServerOptions
 from components.stores.sentences import SUFFIX, SentenceIndex
 from components.text.tokenizer import Tokenizer
+
+if TYPE_CHECKING:  # langchain-core costs half a second to import; `rag status` needs no chat model
+    from langchain_core.language_models import BaseChatModel
+
+    from components.models.chat import ChatModels
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +193,8 @@ class Components:
         """Chat models per role (Ollama); none configured means every node's non-LLM path."""
         with self._lock:
             if self._llm is None:
+                from components.models.chat import ChatModels
+
                 self._llm = ChatModels(self.settings, breakers=self.breakers, models=self._chat_models)
             return self._llm
 

@@ -21,13 +21,15 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from langchain_core.language_models import BaseChatModel
 
 from components.resilience.errors import LLMUnavailable
 from components.settings import Settings
+
+if TYPE_CHECKING:  # the chat model classes load when a model is built, not when a command starts
+    from langchain_core.language_models import BaseChatModel
 
 PROJECT = "agentic-rag"
 """The distribution name in ``pyproject.toml``, for the ``pip install`` lines in error messages."""
