@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from components.heuristics import answer_types
 from components.text.language import KANJI, has_japanese
 from components.text.messages import NO_INFO
 from components.text.sentences import candidate_sentences
@@ -42,18 +43,6 @@ ANSWER_TYPE_BONUS = 0.15
 #: adds; fewer than 3 is worse than none, since the few scored sentences gain a bonus the others
 #: cannot (figures: docs/decisions/0006-sentence-vectors-at-ingestion.md)
 MAX_EMBEDDED = 3
-
-# question asks "when" → the sentence should state a time or a condition; "how much/many" → a number
-_ASK_WHEN = re.compile(r"\bwhen\b|\bwhat time\b|\bhow (?:often|long)\b|いつ|タイミング|何時|時期|何日|何曜", re.I)
-_SAYS_WHEN = re.compile(
-    r"\b(?:when|after|before|until|once|only when|every|daily|weekly|at \d)\b|\d+\s*(?:時|分|日|週|月|年|days?|weeks?|"
-    r"minutes?|hours?|am|pm)|てから|たら|ときに|時に|前に|後に|あとで|直前|直後|までに|ごろ|頃",
-    re.I,
-)
-_ASK_AMOUNT = re.compile(
-    r"\bhow (?:much|many)\b|\bwhat (?:value|number|percentage)\b|いくら|何人|何円|何個|何%|どのくらい|何割", re.I
-)
-_SAYS_AMOUNT = re.compile(r"\d")
 
 # a sentence that opens by pointing back ("この実験で", "彼は", "This method") leans on the one before
 # it, which names what it points to; a sentence that opens by naming the one before ("これを空梅雨と
@@ -162,10 +151,10 @@ def extract_answer(
             cands.append((pi, si, sent, cov))
     if not cands:
         return no_info
-    wants = [(a, b) for a, b in ((_ASK_WHEN, _SAYS_WHEN), (_ASK_AMOUNT, _SAYS_AMOUNT)) if a.search(question)]
+    wants = answer_types.asked(question)
     lexical = []
     for pi, _, sent, cov in cands:
-        bonus = ANSWER_TYPE_BONUS if cov > 0 and any(b.search(sent) for _, b in wants) else 0.0
+        bonus = ANSWER_TYPE_BONUS if cov > 0 and any(t.held_by(sent) for t in wants) else 0.0
         lexical.append((cov + bonus) * (1.0 - RANK_PENALTY * pi))
     order = sorted(range(len(cands)), key=lambda i: -lexical[i])
     sem = np.zeros(len(cands))

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from components.heuristics import answer_types
 from components.heuristics.extractive import term_coverage, term_weights
 from components.models.calibration import FALLBACK, Calibration
 from components.text.messages import NO_INFO
@@ -303,6 +304,8 @@ def grade_answer(
     """
     if is_no_answer(answer):
         return AnswerGrade(False, 0.0, "no-information answer")
+    if (kind := answer_types.missing(question, _CITATION.sub("", answer))) is not None:
+        return AnswerGrade(False, 0.0, f"the question asks for a {kind.name}; the answer holds none")
     sents = answer_sentences(answer)
     if embed is None:
         return AnswerGrade(True, 0.5, "no embedder: non-empty answer assumed useful")
