@@ -26,19 +26,7 @@ from rich.progress import track
 from rich.table import Table
 
 from evals.beir import evaluate, load_beir
-from evals.scale import K1, B, sparse_of
-
-
-def _term_counts(tokens: list[str]) -> tuple[list[int], list[float]]:
-    """A query as a sparse vector: each term with how often the query holds it (as BM25 sums)."""
-    import zlib
-
-    counts: dict[int, float] = {}
-    for t in tokens:
-        key = zlib.crc32(t.encode("utf-8")) & 0x7FFFFFFF
-        counts[key] = counts.get(key, 0.0) + 1.0
-    keys = sorted(counts)
-    return keys, [counts[k] for k in keys]
+from evals.scale import K1, B, query_terms, sparse_of
 
 
 def compare(spec: str, console: Console, limit: int = 100) -> dict[str, Any]:
@@ -78,7 +66,7 @@ def compare(spec: str, console: Console, limit: int = 100) -> dict[str, Any]:
             shard.update(qe.UpdateOperation.upsert_points(points[start : start + 1000]))
         shard.optimize()
         for qid, q in queries.items():
-            keys, values = _term_counts(q)
+            keys, values = query_terms(q)
             found = shard.query(
                 qe.QueryRequest(
                     limit=limit,

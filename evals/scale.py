@@ -121,11 +121,16 @@ def copies(
         yield i, v, payload
 
 
+def term_key(token: str) -> int:
+    """A token's dimension in the sparse vectors (stable across processes, unlike ``hash``)."""
+    return zlib.crc32(token.encode("utf-8")) & 0x7FFFFFFF
+
+
 def sparse_of(tokens: Sequence[str], avgdl: float) -> tuple[list[int], list[float]]:
     """BM25's per-chunk term weights (the IDF is the engine's): tf·(k1+1) / (tf + k1·(1-b+b·len/avgdl))."""
     tf: dict[int, int] = {}
     for t in tokens:
-        key = zlib.crc32(t.encode("utf-8")) & 0x7FFFFFFF
+        key = term_key(t)
         tf[key] = tf.get(key, 0) + 1
     norm = K1 * (1 - B + B * len(tokens) / avgdl)
     keys = sorted(tf)
@@ -133,8 +138,13 @@ def sparse_of(tokens: Sequence[str], avgdl: float) -> tuple[list[int], list[floa
 
 
 def query_terms(tokens: Sequence[str]) -> tuple[list[int], list[float]]:
-    keys = sorted({zlib.crc32(t.encode("utf-8")) & 0x7FFFFFFF for t in tokens})
-    return keys, [1.0] * len(keys)
+    """A query as a sparse vector: each term with how often the query holds it (as BM25 sums)."""
+    counts: dict[int, float] = {}
+    for t in tokens:
+        key = term_key(t)
+        counts[key] = counts.get(key, 0.0) + 1.0
+    keys = sorted(counts)
+    return keys, [counts[k] for k in keys]
 
 
 def workload(src: Source, n: int, seed: int = SEED) -> list[tuple[list[float], list[str]]]:
