@@ -62,7 +62,7 @@ def _on_postgres(settings: Settings, db_path: Path | None) -> bool:
 def threads_location(settings: Settings, db_path: Path | None = None) -> str:
     """Where threads and profiles are kept, for messages (a Postgres URL without its password)."""
     if _on_postgres(settings, db_path):
-        return database.redacted(settings.database_url)
+        return database.location(settings.database_url)
     return str(db_path or default_db_path(settings))
 
 

@@ -66,11 +66,16 @@ def redacted(url: str) -> str:
     return f"{scheme}://{user}:***@{host}" if ":" in credentials else url
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file a ``sqlite:///`` URL names, or None for any other database."""
+    return Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
+
+
 def location(url: str) -> str:
     """Where a SQLAlchemy or ``DATABASE_URL`` URL keeps its data, as users see it: the SQLite file's
     path, or the Postgres URL as they would set it, without its password."""
-    if url.startswith("sqlite:///"):
-        return url.removeprefix("sqlite:///")
+    if (path := sqlite_file(url)) is not None:
+        return str(path)
     return redacted(libpq_url(url)) if is_postgres(url) else redacted(url)
 
 
@@ -82,8 +87,8 @@ def engine(url: str, *, what: str) -> sa.Engine:
     """
     import sqlalchemy as sa
 
-    if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    if (path := sqlite_file(url)) is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
     try:
         eng = sa.create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
     except ModuleNotFoundError as e:  # the Postgres driver is an extra

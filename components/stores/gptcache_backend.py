@@ -211,8 +211,7 @@ class GPTCacheBackend:
         from gptcache.manager.scalar_data.sql_storage import SQLStorage
 
         url = url or f"sqlite:///{folder / FILE_NAME}"
-        self.url = url
-        self.path: Path | None = Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
+        self.path = database.sqlite_file(url)
         self.where = database.location(url)
         self.threshold = threshold
         self.ttl_seconds = ttl_seconds
