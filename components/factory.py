@@ -145,21 +145,25 @@ class Components:
             return None
         return bm if bm.version == version else None
 
-    def bm25(self, collection: str | None = None) -> BM25Index:
-        """The BM25 index of a collection at its current version: memory, disk cache or rebuild."""
+    def bm25(self, collection: str | None = None, *, version: int | None = None) -> BM25Index:
+        """The BM25 index of a collection at its current version: memory, disk cache or rebuild.
+
+        ``version``: the store's version when the caller has just read it, which spares asking the
+        store again (two requests to a server)."""
         index = self.index(collection)
         sig = self.tokenizer.signature
-        try:
-            version = int(index.metadata().get("version", 0))
-        except ServiceUnavailable:
-            # the store is down: a possibly stale BM25 index still answers (the caller warns)
-            stale = self._bm25.get(index.collection) or load_any(
-                cache_path(self.settings.data_dir, index.collection, index.location), signature=sig
-            )
-            if stale is None:
-                raise
-            stale.stale = True
-            return stale
+        if version is None:
+            try:
+                version = int(index.metadata().get("version", 0))
+            except ServiceUnavailable:
+                # the store is down: a possibly stale BM25 index still answers (the caller warns)
+                stale = self._bm25.get(index.collection) or load_any(
+                    cache_path(self.settings.data_dir, index.collection, index.location), signature=sig
+                )
+                if stale is None:
+                    raise
+                stale.stale = True
+                return stale
         with self._lock:
             cached = self._bm25.get(index.collection)
             if cached is not None and cached.version == version and cached.signature == sig:

@@ -50,7 +50,7 @@ def make(c: Components) -> Node:
             # chunks), so that a first load does not eat the vector store's timeout
             c.embedder.warm_up()
             try:
-                c.bm25(ctx.collection or None)
+                c.bm25(ctx.collection or None, version=int(meta.get("version", 0)))
             except Exception as e:  # retrieve_bm25 reports it; dense search goes on
                 log.debug("BM25 not loaded ahead of retrieval: %s", e)
             return meta
