@@ -21,21 +21,14 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.output import err_console, print_json
-from components.factory import Components
 from components.resilience.errors import QueryError, RAGError
-from components.retrieval.filters import SearchFilters
-from graph.context import Context
-from graph.threads import (
-    delete_profile,
-    open_rag_graph,
-    open_store,
-    read_profile,
-    threads_location,
-    write_profile,
-)
+
+if TYPE_CHECKING:  # an ask forwarded to `rag serve` loads none of these here
+    from components.factory import Components
+    from graph.context import Context
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +101,8 @@ class Turn:
         }
 
     def context(self) -> Context:
+        from graph.context import Context
+
         return Context(
             collection=self.collection,
             top_k=self.top_k,
@@ -245,6 +240,9 @@ def ask(
     out: TextIO | None = None,
 ) -> dict[str, Any]:
     """``rag ask``: one question in a (new or given) thread; prints the answer and returns the run's output."""
+    from components.retrieval.filters import SearchFilters
+    from graph.threads import open_rag_graph
+
     if not turn.question.strip():
         raise QueryError('the question is empty: ask something, e.g. rag ask "When should I water the monstera?"')
     SearchFilters.parse(turn.filters)  # a bad --from is the caller's mistake: say so before loading models
@@ -256,15 +254,28 @@ def ask(
             return await run_turn(graph, turn, tid, stream_to=sink if stream and not as_json else None)
 
     result = asyncio.run(go())
+    present(result, tid, turn, as_json=as_json, streamed=stream, out=sink)
+    return result
+
+
+def answer_fields(out: dict[str, Any]) -> dict[str, Any]:
+    """What ``present`` reads of a run's output: the ``--json`` keys and the debug ones (JSON-safe)."""
+    return {k: out.get(k) for k in (*JSON_KEYS, *DEBUG_KEYS)}
+
+
+def present(
+    result: dict[str, Any], tid: str, turn: Turn, *, as_json: bool, streamed: bool, out: TextIO | None = None
+) -> None:
+    """Print an answer as ``rag ask`` does (the answer unless it streamed, sources, line, warnings)."""
+    sink = out or sys.stdout
     if as_json:
         print_json(report(result, tid, debug=turn.debug))
-        return result
-    if not stream:
+        return
+    if not streamed:
         sink.write((result.get("answer") or "").rstrip() + "\n")
     sink.write(render_details(result, debug=turn.debug, thread_hint=thread_hint(tid)))
     sink.flush()
     warn(result)
-    return result
 
 
 def chat(
@@ -280,6 +291,8 @@ def chat(
     One event loop for the whole session (``asyncio.Runner``): the SQLite connections belong
     to it, and ``input()`` stays a plain blocking call between turns.
     """
+    from graph.threads import open_rag_graph
+
     sink = out or sys.stdout
     tid = thread_id or new_thread_id()
     with asyncio.Runner() as runner:
@@ -317,6 +330,9 @@ def chat(
 
 def profile(c: Components, user_id: str, filters: dict[str, Any], *, clear: bool = False) -> dict[str, Any]:
     """``rag profile``: set (replace), clear or show a user's default filters; returns what is stored now."""
+    from components.retrieval.filters import SearchFilters
+    from graph.threads import delete_profile, open_store, read_profile, threads_location, write_profile
+
     if not user_id.strip():
         raise QueryError("the user id is empty")
     if filters and clear:

@@ -3,15 +3,115 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from cli.output import console, err_console, print_json
-from components.factory import Components
-from graph.ingest import build_ingest_graph
-from graph.ingest_state import IngestContext
+
+if TYPE_CHECKING:  # the graph and the components load in `rag serve` when it ingests
+    from components.factory import Components
+
+
+SUMMARY_KEYS = (
+    "collection",
+    "documents",
+    "new",
+    "updated",
+    "unchanged",
+    "written_documents",
+    "written_chunks",
+    "pruned",
+    "retyped",
+    "ignored",
+    "failures",
+    "version",
+    "sentences",
+    "sentences_embedded",
+    "seconds",
+)
+
+
+async def ingest_events(
+    c: Components,
+    paths: list[str],
+    *,
+    prune: bool,
+    collection: str | None,
+    sentence_vectors: bool = True,
+) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """The ingestion graph's progress events (``"progress"``), then its summary (``"result"``).
+
+    In-process and through `rag serve` alike: the server forwards the events, the command shows them.
+    """
+    from graph.ingest import build_ingest_graph
+    from graph.ingest_state import IngestContext
+
+    graph = build_ingest_graph(c)
+    ctx = IngestContext(collection=collection or "", sentence_vectors=sentence_vectors)
+    result: dict[str, Any] = {}
+    async for mode, chunk in graph.astream(
+        {"paths": paths, "prune": prune}, context=ctx, stream_mode=["custom", "values"]
+    ):
+        if mode == "values":
+            result = chunk
+        else:
+            yield "progress", dict(chunk)
+    yield "result", {k: result.get(k) for k in SUMMARY_KEYS}
+
+
+class ProgressView:
+    """The progress bars of an ingestion, fed its progress events."""
+
+    def __init__(self, *, show: bool) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("docs"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+            disable=not show,
+            transient=False,
+        )
+        self.task: TaskID | None = None
+        self.sentences: TaskID | None = None
+        self.started = False
+
+    def __enter__(self) -> ProgressView:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.started:
+            self.progress.stop()
+
+    def feed(self, event: dict[str, Any]) -> None:
+        """Show one progress event; the display starts with the first (a forwarded run may have none)."""
+        if not self.started:
+            self.progress.start()
+            self.started = True
+        kind = event.get("event")
+        if kind == "parsed":
+            self.task = self.progress.add_task("embedding + writing", total=event["pending"])
+            if event["unchanged"]:
+                self.progress.console.print(f"{event['unchanged']} of {event['documents']} documents unchanged")
+        elif kind == "written" and self.task is not None:
+            self.progress.advance(self.task, event["documents"])
+        elif kind == "sentences" and event["total"]:
+            if self.sentences is None:
+                self.sentences = self.progress.add_task("sentence vectors", total=event["total"])
+            self.progress.update(self.sentences, completed=event["done"])
 
 
 async def run_ingest(
@@ -23,58 +123,16 @@ async def run_ingest(
     show_progress: bool,
     sentence_vectors: bool = True,
 ) -> dict[str, Any]:
-    graph = build_ingest_graph(c)
-    ctx = IngestContext(collection=collection or "", sentence_vectors=sentence_vectors)
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("docs"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        disable=not show_progress,
-        transient=False,
-    )
-    task = None
-    sentences = None
-    result: dict[str, Any] = {}
-    with progress:
-        async for mode, chunk in graph.astream(
-            {"paths": paths, "prune": prune}, context=ctx, stream_mode=["custom", "values"]
+    report: dict[str, Any] = {}
+    with ProgressView(show=show_progress) as view:
+        async for kind, data in ingest_events(
+            c, paths, prune=prune, collection=collection, sentence_vectors=sentence_vectors
         ):
-            if mode == "values":
-                result = chunk
-                continue
-            ev = chunk.get("event")
-            if ev == "parsed":
-                task = progress.add_task("embedding + writing", total=chunk["pending"])
-                if chunk["unchanged"]:
-                    progress.console.print(f"{chunk['unchanged']} of {chunk['documents']} documents unchanged")
-            elif ev == "written" and task is not None:
-                progress.advance(task, chunk["documents"])
-            elif ev == "sentences" and chunk["total"]:
-                if sentences is None:
-                    sentences = progress.add_task("sentence vectors", total=chunk["total"])
-                progress.update(sentences, completed=chunk["done"])
-    keys = (
-        "collection",
-        "documents",
-        "new",
-        "updated",
-        "unchanged",
-        "written_documents",
-        "written_chunks",
-        "pruned",
-        "retyped",
-        "ignored",
-        "failures",
-        "version",
-        "sentences",
-        "sentences_embedded",
-        "seconds",
-    )
-    return {k: result.get(k) for k in keys}
+            if kind == "progress":
+                view.feed(data)
+            else:
+                report = data
+    return report
 
 
 def summary(report: dict[str, Any], *, as_json: bool) -> None:
@@ -113,7 +171,12 @@ def ingest(
             c, paths, prune=prune, collection=collection, show_progress=not as_json, sentence_vectors=sentence_vectors
         )
     )
+    return finish(report, as_json=as_json)
+
+
+def finish(report: dict[str, Any], *, as_json: bool) -> int:
+    """Print the summary; the exit code: 0 when something was ingested or nothing needed to be,
+    1 when every input failed."""
     summary(report, as_json=as_json)
-    # exit 0 when something was ingested or nothing needed to be; 1 when every input failed
     ok = (report["documents"] or 0) > 0 or not report["failures"]
     return 0 if ok else 1

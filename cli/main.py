@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,9 +28,11 @@ app = typer.Typer(
 log = logging.getLogger("rag")
 
 
-def _check_web(c: Any, web: bool, *, as_json: bool = False) -> None:
+def _check_web(web: bool, *, as_json: bool = False) -> None:
     """--web without a provider would silently search nothing on the web: say how to set one up."""
-    if web and not c.settings.web_search_provider:
+    from components.settings import get_settings
+
+    if web and not get_settings().web_search_provider:
         fail(
             "--web needs a web search provider: set WEB_SEARCH_PROVIDER=tavily and WEB_SEARCH_API_KEY "
             "(environment or .env; `rag status` shows the setting)",
@@ -44,6 +48,24 @@ def _components() -> Any:
     c = Components()
     atexit.register(c.close)
     return c
+
+
+def _remote(command: str, args: dict[str, Any], *, on_event: Any = None) -> Any | None:
+    """The command's result from a running `rag serve` with these settings, or None to run it here."""
+    from cli import server_link
+    from components.settings import get_settings
+
+    try:
+        settings = get_settings()
+    except Exception:  # invalid settings: the in-process path reports them as it always has
+        return None
+    return server_link.call(settings, command, args, on_event=on_event)
+
+
+def _data_dir() -> Path:
+    from components.settings import get_settings
+
+    return get_settings().data_dir
 
 
 @app.callback()
@@ -77,17 +99,32 @@ def ingest(
     ] = True,
 ) -> None:
     """Parse, chunk, embed and write documents; unchanged documents are skipped."""
+    from cli.ingest_cmd import ProgressView, finish
     from cli.ingest_cmd import ingest as run
 
     try:
-        code = run(
-            _components(),
-            [str(p) for p in paths],
-            prune=prune,
-            collection=collection,
-            as_json=as_json,
-            sentence_vectors=sentence_vectors,
-        )
+        with ProgressView(show=not as_json) as view:
+            report = _remote(
+                "ingest",
+                {
+                    "paths": [str(p.expanduser().absolute()) for p in paths],  # the server's cwd is not ours
+                    "prune": prune,
+                    "collection": collection,
+                    "sentence_vectors": sentence_vectors,
+                },
+                on_event=lambda event: view.feed(event.get("data") or {}),
+            )
+        if report is not None:
+            code = finish(report, as_json=as_json)
+        else:
+            code = run(
+                _components(),
+                [str(p) for p in paths],
+                prune=prune,
+                collection=collection,
+                as_json=as_json,
+                sentence_vectors=sentence_vectors,
+            )
     except RAGError as e:
         fail(str(e), as_json=as_json)
     raise typer.Exit(code)
@@ -105,10 +142,12 @@ def status(
     from cli.status_cmd import facets, gather, show
 
     try:
-        c = _components()
-        report = gather(c, collection)
-        if with_facets and report.get("exists"):
-            report["facets"] = facets(c, collection)
+        report = _remote("status", {"collection": collection, "facets": with_facets})
+        if report is None:
+            c = _components()
+            report = gather(c, collection)
+            if with_facets and report.get("exists"):
+                report["facets"] = facets(c, collection)
         show(report, as_json=as_json)
     except RAGError as e:
         fail(str(e), as_json=as_json)
@@ -231,26 +270,24 @@ def search(
             return
         if not query.strip():
             fail("the query is empty: give some words to search for", as_json=machine, code=2)
-        c = _components()
-        report = search_cmd.search(
-            c,
-            {
-                "question": query,
-                "top_k": k,
-                "filters": filters,
-                "debug": debug,
-                "group_by_document": group,
-                "queries": also,
-            },
-            collection,
-            groups,
-            min_score,
+        payload = {
+            "question": query,
+            "top_k": k,
+            "filters": filters,
+            "debug": debug,
+            "group_by_document": group,
+            "queries": also,
+        }
+        report = _remote(
+            "search", {"payload": payload, "collection": collection, "groups": groups, "min_score": min_score}
         )
+        if report is None:
+            report = search_cmd.search(_components(), payload, collection, groups, min_score)
     except RAGError as e:
         fail(str(e), as_json=machine)
     text = search_formats.render(report, fmt)
     if save:
-        path = search_cmd.save(text, fmt, c.settings.data_dir)
+        path = search_cmd.save(text, fmt, _data_dir())
         err_console.print(
             f"saved to {path} (and latest.{search_formats.EXTENSIONS[fmt]})", highlight=False, soft_wrap=True
         )
@@ -312,10 +349,11 @@ def similar(
     """Documents similar to a given one (the document itself excluded)."""
     from cli import search_cmd, search_formats
 
+    payload = {"similar_to": doc_id, "top_k": k, "group_by_document": True}
     try:
-        report = search_cmd.search(
-            _components(), {"similar_to": doc_id, "top_k": k, "group_by_document": True}, collection, groups
-        )
+        report = _remote("search", {"payload": payload, "collection": collection, "groups": groups})
+        if report is None:
+            report = search_cmd.search(_components(), payload, collection, groups)
     except RAGError as e:
         fail(str(e), as_json=fmt == "json")
     emit(search_formats.render(report, fmt))
@@ -334,7 +372,9 @@ def show(
     from cli import show_cmd
 
     try:
-        doc = show_cmd.document(_components(), doc_id, collection, groups)
+        doc = _remote("show", {"doc_id": doc_id, "collection": collection, "groups": groups})
+        if doc is None:
+            doc = show_cmd.document(_components(), doc_id, collection, groups)
     except RAGError as e:
         fail(str(e), as_json=as_json)
     if as_json:
@@ -389,9 +429,22 @@ def ask(
             groups=tuple(groups),
             web=web,
         )
-        c = _components()
-        _check_web(c, web, as_json=as_json)
-        ask_cmd.ask(c, turn, thread_id=thread, as_json=as_json, stream=stream)
+        tid = thread or ask_cmd.new_thread_id()
+        streamed = stream and not as_json
+
+        def token(event: dict[str, Any]) -> None:
+            if event.get("event") == "token":
+                sys.stdout.write(str(event.get("text") or ""))
+                sys.stdout.flush()
+
+        _check_web(web, as_json=as_json)
+        result = _remote(
+            "ask", {"turn": dataclasses.asdict(turn), "thread_id": tid, "stream": streamed}, on_event=token
+        )
+        if result is None:
+            ask_cmd.ask(_components(), turn, thread_id=tid, as_json=as_json, stream=stream)
+        else:
+            ask_cmd.present(result, tid, turn, as_json=as_json, streamed=streamed)
     except RAGError as e:
         fail(str(e), as_json=as_json)
     except KeyboardInterrupt:
@@ -425,12 +478,30 @@ def chat(
         web=web,
     )
     try:
-        c = _components()
-        _check_web(c, web)
-        code = ask_cmd.chat(c, base, thread_id=thread)
+        _check_web(web)
+        code = ask_cmd.chat(_components(), base, thread_id=thread)
     except RAGError as e:
         fail(str(e))
     raise typer.Exit(code)
+
+
+@app.command()
+def serve(
+    idle_minutes: Annotated[
+        float, typer.Option("--idle-minutes", min=0, help="Stop after this many minutes without a request (0: never).")
+    ] = 0,
+) -> None:
+    """Keep the models, the store and the graphs loaded: `rag search`, `ask`, `similar`, `show`, `status` and
+    `ingest` with the same settings then run in this process and answer at once. Ctrl-C stops it."""
+    from cli.serve_cmd import serve as run
+
+    def announce(message: str) -> None:
+        err_console.print(message, highlight=False, markup=False, soft_wrap=True)
+
+    try:
+        run(_components(), idle_minutes=idle_minutes, announce=announce)
+    except RAGError as e:
+        fail(str(e))
 
 
 @app.command()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 
@@ -23,7 +23,7 @@ def emit(text: str) -> None:
     sys.stdout.flush()
 
 
-def fail(message: str, *, as_json: bool = False, code: int = 1) -> None:
+def fail(message: str, *, as_json: bool = False, code: int = 1) -> NoReturn:
     """Report an error the way the caller asked for, then exit non-zero (no stack trace)."""
     if as_json:
         print_json({"error": message})

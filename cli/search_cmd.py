@@ -11,13 +11,13 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.search_formats import EXTENSIONS
-from components.factory import Components
 from components.resilience.errors import QueryError
-from graph.context import Context
-from graph.rag import build_rag_graph
+
+if TYPE_CHECKING:  # a command forwarded to `rag serve` loads neither
+    from components.factory import Components
 
 _WHERE = re.compile(r"^\s*([\w.\-]+)\s*(>=|<=|~=|=|>|<|:in=)\s*(.*?)\s*$")
 
@@ -98,6 +98,8 @@ async def run_search(
     groups: Sequence[str] = (),
     min_score: float | None = None,
 ) -> dict[str, Any]:
+    from graph.context import Context
+
     t0 = time.perf_counter()
     ctx = Context(collection=collection or "", access_groups=tuple(groups))
     if min_score is not None:
@@ -116,6 +118,8 @@ def search(
     groups: Sequence[str] = (),
     min_score: float | None = None,
 ) -> dict[str, Any]:
+    from graph.rag import build_rag_graph
+
     graph = build_rag_graph(c)
     out = asyncio.run(run_search(graph, payload, collection, groups, min_score))
     return report_of(out, payload)
@@ -171,6 +175,8 @@ def batch(
     Rankings keep their depth (no minimum score): a metric such as nDCG@k expects k documents, and
     the minimum would cost SciFact train 0.012 nDCG@10 (docs/decisions/0014).
     """
+    from graph.rag import build_rag_graph
+
     graph = build_rag_graph(c)
     lines = queries_file.read_text(encoding="utf-8").splitlines()
     count = 0

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from components.factory import Components
 from components.resilience.errors import UnknownDocument
-from components.retrieval.filters import SearchFilters
+
+if TYPE_CHECKING:  # `rag show` forwarded to `rag serve` only renders here
+    from components.factory import Components
 
 #: payload fields shown as the document's own (the same on each of its chunks)
 DOCUMENT_FIELDS = (
@@ -27,6 +28,8 @@ DOCUMENT_FIELDS = (
 def document(c: Components, doc_id: str, collection: str | None, groups: Sequence[str] = ()) -> dict[str, Any]:
     """The document's fields and its chunks (index, section, size, opening words); UnknownDocument
     when the collection does not hold it for these access groups."""
+    from components.retrieval.filters import SearchFilters
+
     index = c.index(collection)
     # the same access rule as every search: public chunks and those shared with ``groups``
     only = SearchFilters.parse({"doc_ids": [doc_id]}).within(groups).to_qdrant()

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from rich.table import Table
 
 from cli.output import console, print_json
-from components.factory import Components
-from components.models import providers
-from components.models.calibration import is_calibrated
 from components.resilience.errors import CollectionNotFound, LLMUnavailable
-from components.retrieval.filters import field_values
-from components.settings import Settings
-from components.stores.bm25 import cache_path, cache_state
+
+if TYPE_CHECKING:  # `rag status` forwarded to `rag serve` only renders here
+    from components.factory import Components
+    from components.settings import Settings
 
 
 def ollama_state(url: str, timeout: float = 2.0) -> dict[str, Any]:
+    import httpx
+
     try:
         r = httpx.get(url.rstrip("/") + "/api/version", timeout=timeout)
         r.raise_for_status()
@@ -28,6 +27,8 @@ def ollama_state(url: str, timeout: float = 2.0) -> dict[str, Any]:
 
 def _served_at(s: Settings, model: str) -> str:
     """``model at <server>``, naming the provider's server as the settings point at it."""
+    from components.models import providers
+
     try:
         p, name = providers.resolve(model, s.llm_provider)
     except LLMUnavailable as e:  # an unknown LLM_PROVIDER: status says so instead of failing
@@ -36,6 +37,9 @@ def _served_at(s: Settings, model: str) -> str:
 
 
 def gather(c: Components, collection: str | None) -> dict[str, Any]:
+    from components.models.calibration import is_calibrated
+    from components.stores.bm25 import cache_path, cache_state
+
     s = c.settings
     index = c.index(collection)
     report: dict[str, Any] = {
@@ -111,6 +115,8 @@ FACETS = {
 
 
 def facets(c: Components, collection: str | None) -> dict[str, dict[str, int]]:
+    from components.retrieval.filters import field_values
+
     """Documents per value of each facet the index holds (a filter's values to choose from)."""
     seen: dict[str, dict[str, set[str]]] = {name: {} for name in FACETS}
     for p in c.bm25(collection).payloads:
@@ -166,6 +172,13 @@ def show(report: dict[str, Any], *, as_json: bool) -> None:
     t.add_row("chat models", report["llm"]["note"])
     t.add_row("web search", report["web_search"]["note"])
     t.add_row("reranker", report["reranker"]["note"])
+    server = report.get("server")
+    t.add_row(
+        "rag serve",
+        f"answered this (pid {server['pid']}, since {server['since']}, {server['requests']} requests)"
+        if server
+        else "not running (`rag serve` keeps the models loaded: commands then answer at once)",
+    )
     for name, counts in (report.get("facets") or {}).items():
         t.add_row(name.replace("_", " "), ", ".join(f"{v} ({n})" for v, n in counts.items()))
     console.print(t)

@@ -1,0 +1,267 @@
+"""``rag serve``: one process that keeps the models, the store and the graphs loaded for the CLI.
+
+A one-shot ``rag search`` spends most of its wall time loading (packages, the embedding model,
+Presidio's spaCy pipelines, the store, the BM25 index) and a few milliseconds searching. This
+process loads all of it once, then answers the commands that ``cli.server_link`` forwards
+over a Unix socket: ``search``, ``show``, ``status``, ``ask`` and ``ingest``. Several commands
+may run at once: they share one ``Components`` (thread-safe) as `langgraph dev` does, which is
+also how several terminals use one embedded store, which admits one process.
+
+A request that fails gets its error back and nothing else changes; the server keeps serving.
+It stops on Ctrl-C or SIGTERM, after ``--idle-minutes`` without a request, and removes its
+socket on the way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+from cli.server_link import MAX_REQUEST_BYTES, PROTOCOL, encode, fingerprint, listening, socket_path
+from components.resilience.errors import CollectionNotFound, QueryError, RAGError
+
+if TYPE_CHECKING:
+    from components.factory import Components
+
+log = logging.getLogger(__name__)
+
+#: the question the server asks itself at start, so that the first real one finds everything loaded
+WARM_UP_QUERY = "warm-up"
+Send = Callable[[dict[str, Any]], None]
+Handler = Callable[["Server", dict[str, Any], Send], Awaitable[Any]]
+
+
+class Server:
+    """The loaded components and graphs, and the socket that serves them."""
+
+    def __init__(self, c: Components, *, idle_minutes: float = 0.0) -> None:
+        self.c = c
+        self.path = socket_path(c.settings.data_dir)
+        self.fingerprint = fingerprint(c.settings)
+        self.idle_seconds = idle_minutes * 60.0
+        self.started = time.time()
+        self.requests = 0
+        self.active = 0
+        self.last_request = time.monotonic()
+        self.search_graph: Any = None
+        self.qa_graph: Any = None
+        self.stop = asyncio.Event()
+
+    # ---------------------------------------------------------------- lifecycle
+    async def run(self, *, on_ready: Callable[[Server, float], None] | None = None) -> None:
+        """Load everything, listen until stopped, then remove the socket."""
+        from graph.rag import build_rag_graph
+        from graph.threads import open_rag_graph
+
+        self._claim_socket()
+        t0 = time.perf_counter()
+        async with open_rag_graph(self.c) as qa:
+            self.qa_graph = qa
+            self.search_graph = build_rag_graph(self.c)
+            await self._warm_up()
+            server = await asyncio.start_unix_server(self._handle, path=str(self.path), limit=MAX_REQUEST_BYTES)
+            try:
+                os.chmod(self.path, 0o600)  # the user's own index: no other account may ask it
+                loop = asyncio.get_running_loop()
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    with contextlib.suppress(NotImplementedError, RuntimeError):
+                        loop.add_signal_handler(sig, self.stop.set)
+                if on_ready is not None:
+                    on_ready(self, time.perf_counter() - t0)
+                async with server:
+                    await self._wait_for_stop()
+            finally:
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
+
+    def _claim_socket(self) -> None:
+        """Refuse to start beside a live server; remove the socket a killed one left behind."""
+        if not self.path.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return
+        if not listening(self.path):
+            self.path.unlink()
+            return
+        raise RAGError(
+            f"another `rag serve` already answers for DATA_DIR {self.c.settings.data_dir} (socket {self.path}); "
+            "stop it first (Ctrl-C in its terminal), or give this one another DATA_DIR"
+        )
+
+    async def _warm_up(self) -> None:
+        """Run one search, which loads the store, the model, the rails, Presidio and BM25."""
+        try:
+            await self.search({"payload": {"question": WARM_UP_QUERY, "top_k": 1}}, _ignore)
+        except CollectionNotFound as e:  # nothing ingested yet: still worth serving (status, ingest)
+            log.info("warm-up search skipped: %s", e)
+            await asyncio.to_thread(self.c.embedder.warm_up)
+
+    async def _wait_for_stop(self) -> None:
+        while not self.stop.is_set():
+            timeout = max(1.0, min(30.0, self.idle_seconds)) if self.idle_seconds else None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), timeout)
+            idle = time.monotonic() - self.last_request
+            if self.idle_seconds and not self.active and idle >= self.idle_seconds:
+                log.info("no request for %.0f s: stopping", idle)
+                self.stop.set()
+
+    # ---------------------------------------------------------------- requests
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.active += 1
+        self.last_request = time.monotonic()
+
+        def send(message: dict[str, Any]) -> None:
+            if not writer.is_closing():
+                writer.write(encode(message))
+
+        try:
+            request = _read_request(await reader.readline())
+            if request.get("fingerprint") != self.fingerprint:
+                send({"event": "mismatch", "message": "this server runs with other settings"})
+                return
+            command = str(request.get("command"))
+            handler = COMMANDS.get(command)
+            if handler is None:
+                raise QueryError(f"rag serve does not know the command {command!r} (it knows {', '.join(COMMANDS)})")
+            self.requests += 1
+            data = await handler(self, dict(request.get("args") or {}), send)
+            send({"event": "result", "data": data})
+        except RAGError as e:
+            send({"event": "error", "message": str(e)})
+        except Exception as e:  # one broken request must not stop the others
+            log.exception("request failed")
+            send({"event": "error", "message": f"rag serve failed on this request: {type(e).__name__}: {e}"})
+        finally:
+            self.active -= 1
+            self.last_request = time.monotonic()
+            with contextlib.suppress(ConnectionError, OSError):
+                await writer.drain()
+                writer.close()
+                await writer.wait_closed()
+
+    async def search(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
+        from cli.search_cmd import report_of, run_search
+
+        payload = dict(args.get("payload") or {})
+        out = await run_search(
+            self.search_graph, payload, args.get("collection"), args.get("groups") or (), args.get("min_score")
+        )
+        return report_of(out, payload)
+
+    async def show(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
+        from cli.show_cmd import document
+
+        return await asyncio.to_thread(
+            document, self.c, str(args.get("doc_id") or ""), args.get("collection"), args.get("groups") or ()
+        )
+
+    async def status(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
+        from cli.status_cmd import facets, gather
+
+        collection = args.get("collection")
+        report = await asyncio.to_thread(gather, self.c, collection)
+        if args.get("facets") and report.get("exists"):
+            report["facets"] = await asyncio.to_thread(facets, self.c, collection)
+        report["server"] = self.describe()
+        return report
+
+    async def ask(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
+        from cli.ask_cmd import Turn, answer_fields, run_turn
+
+        fields = {f.name for f in dataclasses.fields(Turn)}
+        turn = Turn(**{k: v for k, v in dict(args.get("turn") or {}).items() if k in fields})
+        turn = dataclasses.replace(turn, groups=tuple(turn.groups), filters=dict(turn.filters))
+        sink = cast(TextIO, _TokenSink(send)) if args.get("stream") else None
+        out = await run_turn(self.qa_graph, turn, str(args["thread_id"]), stream_to=sink)
+        return answer_fields(out)
+
+    async def ingest(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
+        from cli.ingest_cmd import ingest_events
+
+        result: dict[str, Any] = {}
+        async for kind, data in ingest_events(
+            self.c,
+            [str(p) for p in args.get("paths") or []],
+            prune=bool(args.get("prune")),
+            collection=args.get("collection"),
+            sentence_vectors=bool(args.get("sentence_vectors", True)),
+        ):
+            if kind == "progress":
+                send({"event": "progress", "data": data})
+            else:
+                result = data
+        return result
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "socket": str(self.path),
+            "since": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started)),
+            "requests": self.requests,
+        }
+
+
+COMMANDS: dict[str, Handler] = {
+    "search": Server.search,
+    "show": Server.show,
+    "status": Server.status,
+    "ask": Server.ask,
+    "ingest": Server.ingest,
+}
+
+
+class _TokenSink:
+    """A text stream for ``TokenPrinter`` whose writes go to the client as token events."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+
+    def write(self, text: str) -> int:
+        if text:
+            self.send({"event": "token", "text": text})
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+
+def _ignore(message: dict[str, Any]) -> None:
+    return None
+
+
+def _read_request(line: bytes) -> dict[str, Any]:
+    if not line.strip():
+        raise QueryError("empty request: send one JSON object on one line")
+    try:
+        request = json.loads(line)
+    except ValueError as e:
+        raise QueryError(f"the request is not JSON ({e}): send one JSON object on one line") from e
+    if not isinstance(request, dict):
+        raise QueryError("the request must be a JSON object with command, args and fingerprint")
+    if request.get("version") != PROTOCOL:
+        raise QueryError(
+            f"this rag serve speaks protocol {PROTOCOL}, the command sent {request.get('version')!r}: "
+            "restart `rag serve` from the same installation as the command"
+        )
+    return request
+
+
+def serve(c: Components, *, idle_minutes: float = 0.0, announce: Callable[[str], None] = log.warning) -> None:
+    """Run the server in the foreground until Ctrl-C, SIGTERM or the idle limit."""
+
+    def ready(server: Server, seconds: float) -> None:
+        announce(
+            f"rag serve: ready in {seconds:.1f} s · pid {os.getpid()} · socket {server.path} · "
+            f"store {c.settings.store_location}. `rag search`, `ask`, `show`, `status` and `ingest` "
+            "with the same settings now run here; Ctrl-C stops."
+        )
+
+    asyncio.run(Server(c, idle_minutes=idle_minutes).run(on_ready=ready))

@@ -1,0 +1,159 @@
+"""How a one-shot `rag` command reaches a running `rag serve`, and what they say to each other.
+
+A one-shot command spends seconds loading what a query needs (Python packages, the embedding
+model, Presidio's spaCy pipelines, the store) and milliseconds answering. `rag serve` keeps all
+of that loaded; `rag search`, `rag similar`, `rag show`, `rag status` and `rag ask` first try its
+socket and, when nothing answers there, run in-process as before. This module is the client side
+and the protocol; it imports nothing heavy, so a forwarded command costs a Python start-up.
+
+- **Where**: a Unix socket named after ``DATA_DIR`` (``DATA_DIR/serve.sock``, or a short path
+  under the temp folder when that would pass the 107-byte limit of socket paths). A command
+  looks where its own ``DATA_DIR`` says, so a server only ever answers for its own data.
+- **Same settings or nothing**: every request carries a fingerprint of the caller's settings
+  (``Settings``, paths resolved, secrets hashed with the rest). A server started with other
+  settings (another store, another LLM) answers "mismatch" and the command runs in-process, so
+  a command never silently runs under settings its user did not give it.
+- **Protocol**: one JSON request line (``command``, ``args``, ``fingerprint``, ``version``), then
+  JSON lines back: ``{"event": "token", "text": …}`` while an answer streams,
+  ``{"event": "progress", "data": …}`` while an ingestion runs, and one final
+  ``{"event": "result", "data": …}``, ``{"event": "error", "message": …}`` or
+  ``{"event": "mismatch"}`` (other settings: run it here).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from components.resilience.errors import RAGError
+
+if TYPE_CHECKING:
+    from components.settings import Settings
+
+PROTOCOL = 1
+SOCKET_NAME = "serve.sock"
+#: sun_path holds 108 bytes with the terminating NUL
+MAX_SOCKET_PATH = 107
+#: a request line: the question, filters and options (a batch file never goes over the socket)
+MAX_REQUEST_BYTES = 1 << 20
+#: seconds a command waits to connect: a live server accepts at once, a dead socket refuses at once
+CONNECT_TIMEOUT_S = 1.0
+#: env var that turns forwarding off for one command (``RAG_SERVER=off``); tests and benchmarks use it
+SWITCH = "RAG_SERVER"
+
+
+class ServerError(RAGError):
+    """`rag serve` answered the request with an error (the message is the server's, for the user)."""
+
+
+class ServerGone(RAGError):
+    """The connection to `rag serve` broke before its answer was complete."""
+
+
+def socket_path(data_dir: Path) -> Path:
+    """The socket a server for ``data_dir`` listens on (the same for client and server)."""
+    folder = data_dir.expanduser().resolve()
+    path = folder / SOCKET_NAME
+    if len(os.fsencode(path)) <= MAX_SOCKET_PATH:
+        return path
+    digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"rag-{os.getuid()}-{digest}.sock"
+
+
+def fingerprint(settings: Settings) -> str:
+    """A hash of every setting, with paths made absolute (a relative DATA_DIR depends on the cwd)."""
+    values: dict[str, Any] = {}
+    for name in sorted(type(settings).model_fields):
+        value = getattr(settings, name)
+        if isinstance(value, Path):
+            value = str(value.expanduser().resolve())
+        elif hasattr(value, "get_secret_value"):
+            value = value.get_secret_value()
+        values[name] = value
+    blob = json.dumps(values, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def enabled() -> bool:
+    """False when ``RAG_SERVER=off`` asks this command to run in-process."""
+    return os.environ.get(SWITCH, "").strip().lower() not in {"off", "0", "no", "false"}
+
+
+def listening(path: Path) -> bool:
+    """True when something accepts connections on the socket ``path``."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(CONNECT_TIMEOUT_S)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One protocol line (values JSON cannot hold, such as dates, become strings)."""
+    return json.dumps(message, ensure_ascii=False, default=str).encode() + b"\n"
+
+
+def call(
+    settings: Settings,
+    command: str,
+    args: Mapping[str, Any],
+    *,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> Any | None:
+    """The server's result for ``command``, or None when no server for these settings answers.
+
+    None means "run it here": no socket, nobody listening, forwarding switched off, or a server
+    started with other settings. ``ServerError`` carries the server's error for the user;
+    ``ServerGone`` says the server went away mid-request (not retried here: an ask is not
+    idempotent, its thread may already hold the turn).
+    """
+    if not enabled():
+        return None
+    path = socket_path(settings.data_dir)
+    if not path.exists():
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(CONNECT_TIMEOUT_S)
+    try:
+        sock.connect(str(path))
+    except OSError:  # a socket file left by a server that was killed: nobody listens
+        sock.close()
+        return None
+    sock.settimeout(None)  # the answer takes what the query takes
+    request = {"version": PROTOCOL, "command": command, "args": dict(args), "fingerprint": fingerprint(settings)}
+    with sock, sock.makefile("rb") as replies:
+        sock.sendall(encode(request))
+        for event in _events(replies):
+            kind = event.get("event")
+            if kind == "result":
+                return event.get("data")
+            elif kind == "mismatch":
+                return None
+            elif kind == "error":
+                raise ServerError(str(event.get("message") or "rag serve could not answer"))
+            elif on_event is not None:  # tokens of a streamed answer, an ingestion's progress
+                on_event(event)
+    raise ServerGone(
+        f"rag serve (socket {path}) closed the connection before answering; "
+        "its terminal or log says why. Run the command again (it runs here when no server answers)."
+    )
+
+
+def _events(replies: Any) -> Iterator[dict[str, Any]]:
+    for line in replies:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            yield event

@@ -1,0 +1,192 @@
+"""`rag serve` keeps everything loaded and the one-shot commands run in it: the same answers as
+in-process, several commands sharing the one embedded store, errors that leave it serving."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cli.server_link import socket_path
+from tests.conftest import SAMPLE_VAULTS
+from tests.integration.test_cli_ask import rag
+from tests.integration.test_cli_ingest import env_for
+
+pytestmark = pytest.mark.integration
+
+READY_TIMEOUT_S = 180
+
+
+class Served:
+    """A `rag serve` subprocess and what it printed to stderr."""
+
+    def __init__(self, home: Path, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "serve", *args],
+            env=env_for(home),
+            cwd=home,
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self.ready = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line)
+            if "rag serve: ready" in line:
+                self.ready.set()
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while not self.ready.wait(0.2):
+            assert self.proc.poll() is None, "rag serve ended: " + "".join(self.lines)
+            assert time.monotonic() < deadline, "rag serve not ready: " + "".join(self.lines)
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("serve")
+    shutil.copytree(SAMPLE_VAULTS / "life", root / "life")
+    rag(root, "ingest", str(root / "life"), "--json")
+    return root
+
+
+@pytest.fixture(scope="module")
+def in_process(home: Path) -> dict[str, object]:
+    """What the commands print without a server, to compare with what the server answers."""
+    return {
+        "search": json.loads(rag(home, "search", "monstera watering", "-k", "3", "--json").stdout),
+        "ask": json.loads(rag(home, "ask", "味噌汁で味噌を入れるタイミングは？", "--json").stdout),
+    }
+
+
+@pytest.fixture(scope="module")
+def server(home: Path, in_process: dict[str, object]) -> Iterator[Served]:
+    served = Served(home)
+    try:
+        served.wait_ready()
+        yield served
+    finally:
+        served.stop()
+
+
+def _ids(report: dict[str, object]) -> list[tuple[str, float]]:
+    return [(str(r["chunk_id"]), round(float(r["score"]), 4)) for r in report["results"]]  # type: ignore[attr-defined]
+
+
+def test_search_through_the_server_returns_what_the_command_returns_alone(
+    home: Path, server: Served, in_process: dict[str, object]
+) -> None:
+    out = json.loads(rag(home, "search", "monstera watering", "-k", "3", "--json").stdout)
+    assert _ids(out) == _ids(in_process["search"])  # type: ignore[arg-type]
+    status = json.loads(rag(home, "status", "--json").stdout)
+    assert status["server"]["pid"] == server.proc.pid and status["server"]["requests"] >= 2
+
+
+def test_ask_through_the_server_answers_cites_and_keeps_the_thread(
+    home: Path, server: Served, in_process: dict[str, object]
+) -> None:
+    expected = in_process["ask"]
+    out = json.loads(rag(home, "ask", "味噌汁で味噌を入れるタイミングは？", "--json").stdout)
+    assert out["answer"] == expected["answer"]  # type: ignore[index]
+    assert [s["source"] for s in out["sources"]] == [s["source"] for s in expected["sources"]]  # type: ignore[index]
+    follow = rag(home, "ask", "How much water, then?", "--thread", out["thread_id"], "--stream")
+    assert f"--thread {out['thread_id']}" in follow.stdout and "confidence" in follow.stdout
+
+
+def test_several_commands_at_once_share_the_embedded_store(home: Path, server: Served) -> None:
+    queries = ["monstera watering", "出汁の取り方", "marathon training", "miso soup"]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "cli", "search", q, "-k", "2", "--json"],
+            env=env_for(home),
+            cwd=home,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for q in queries
+    ]
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=300)
+        assert p.returncode == 0, stderr
+        assert json.loads(stdout)["query"] in queries
+
+
+def test_a_failing_request_gets_its_error_and_the_server_keeps_serving(home: Path, server: Served) -> None:
+    err = rag(home, "similar", "no-such-doc", code=1).stderr
+    assert "No document with id 'no-such-doc'" in " ".join(err.split())
+    assert "Invalid filters: created_from" in " ".join(
+        rag(home, "search", "x", "--from", "2025-13-01", code=1).stderr.split()
+    )
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:  # not the protocol at all
+        s.connect(str(socket_path(home / "data")))
+        s.sendall(b"hello\n")
+        reply = json.loads(s.makefile("rb").readline())
+    assert reply["event"] == "error" and "not JSON" in reply["message"]
+    assert json.loads(rag(home, "search", "monstera", "--json").stdout)["results"]
+
+
+def test_ingest_through_the_server_shows_in_its_next_search(home: Path, server: Served) -> None:
+    note = home / "life" / "Sourdough.md"
+    note.write_text("# Sourdough\n\nFeed the sourdough starter with rye flour every evening.\n", encoding="utf-8")
+    summary = json.loads(rag(home, "ingest", str(home / "life"), "--json").stdout)
+    assert summary["new"] == 1 and summary["written_chunks"] >= 1
+    top = json.loads(rag(home, "search", "sourdough starter rye", "-k", "1", "--json").stdout)["results"][0]
+    assert top["source"].endswith("Sourdough.md")
+
+
+def test_other_settings_do_not_run_in_the_server_and_are_told_who_holds_the_store(home: Path, server: Served) -> None:
+    # another collection is another configuration: the server must not answer it with its own
+    err = rag(home, "search", "monstera", env={"COLLECTION": "other"}, code=1).stderr
+    assert f"process {server.proc.pid}" in err and "serve" in err
+
+
+def test_a_second_server_is_refused(home: Path, server: Served) -> None:
+    second = Served(home)
+    assert second.proc.wait(timeout=300) == 1
+    assert "another `rag serve` already answers" in " ".join("".join(second.lines).split())
+
+
+def test_stopping_removes_the_socket_and_commands_run_alone_again(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLE_VAULTS / "life", tmp_path / "life")
+    served = Served(tmp_path, "--idle-minutes", "0")
+    served.wait_ready()  # an empty store: the server still starts (status, ingest)
+    assert rag(tmp_path, "ingest", str(tmp_path / "life"), "--json")
+    path = socket_path(tmp_path / "data")
+    assert path.exists()
+    os.kill(served.proc.pid, signal.SIGKILL)  # killed: the socket file stays behind, nobody listens
+    served.proc.wait()
+    assert path.exists()
+    out = json.loads(rag(tmp_path, "search", "monstera", "--json").stdout)  # runs in-process
+    assert out["results"]
+    again = Served(tmp_path)
+    again.wait_ready()  # the stale socket is claimed
+    assert again.stop() == 0
+    assert not path.exists()
+
+
+def test_an_idle_server_stops_by_itself(tmp_path: Path) -> None:
+    served = Served(tmp_path, "--idle-minutes", "0.02")
+    served.wait_ready()
+    assert served.proc.wait(timeout=120) == 0
+    assert not socket_path(tmp_path / "data").exists()
