@@ -278,6 +278,44 @@ def present(
     warn(result)
 
 
+#: one turn of a chat: (turn, thread id, where its tokens go) -> the run's output
+TurnRunner = Callable[[Turn, str, TextIO], dict[str, Any]]
+
+
+def chat_loop(
+    run: TurnRunner, base: Turn, tid: str, *, read: Callable[[str], str] = input, out: TextIO | None = None
+) -> int:
+    """The REPL of ``rag chat``, whatever runs the turns (this process or `rag serve`)."""
+    sink = out or sys.stdout
+    try:
+        sink.write(f"thread {tid} · {CHAT_HELP}\n")
+        sink.flush()
+        for line in prompt_lines(read, "you> ", sink):
+            if line == "/new":
+                tid = new_thread_id()
+                sink.write(f"new thread {tid}\n")
+                continue
+            if line.startswith("/"):
+                sink.write(f"unknown command {line.split()[0]}; {CHAT_HELP}\n")
+                continue
+            sink.write("rag> ")
+            sink.flush()
+            try:
+                result = run(replace(base, question=line), tid, sink)
+            except RAGError as e:  # one failed turn does not end the conversation
+                err_console.print(f"error: {e}", highlight=False, markup=False, soft_wrap=True)
+                continue
+            sink.write(render_details(result, debug=base.debug))
+            sink.flush()
+            warn(result)
+    except KeyboardInterrupt:
+        sink.write("\n")
+    finally:
+        sink.write(f"bye · continue later with: rag chat --thread {tid}\n")
+        sink.flush()
+    return 0
+
+
 def chat(
     c: Components,
     base: Turn,
@@ -286,46 +324,26 @@ def chat(
     read: Callable[[str], str] = input,
     out: TextIO | None = None,
 ) -> int:
-    """``rag chat``: a REPL over one thread, answers streamed; ``/new`` starts another thread.
+    """``rag chat`` in this process: a REPL over one thread, answers streamed; ``/new`` starts another.
 
     One event loop for the whole session (``asyncio.Runner``): the SQLite connections belong
     to it, and ``input()`` stays a plain blocking call between turns.
     """
     from graph.threads import open_rag_graph
 
-    sink = out or sys.stdout
-    tid = thread_id or new_thread_id()
     with asyncio.Runner() as runner:
         stack = AsyncExitStack()
         graph = runner.run(stack.enter_async_context(open_rag_graph(c)))
         try:
-            sink.write(f"thread {tid} · {CHAT_HELP}\n")
-            sink.flush()
-            for line in prompt_lines(read, "you> ", sink):
-                if line == "/new":
-                    tid = new_thread_id()
-                    sink.write(f"new thread {tid}\n")
-                    continue
-                if line.startswith("/"):
-                    sink.write(f"unknown command {line.split()[0]}; {CHAT_HELP}\n")
-                    continue
-                sink.write("rag> ")
-                sink.flush()
-                try:
-                    result = runner.run(run_turn(graph, replace(base, question=line), tid, stream_to=sink))
-                except RAGError as e:  # one failed turn does not end the conversation
-                    err_console.print(f"error: {e}", highlight=False, markup=False, soft_wrap=True)
-                    continue
-                sink.write(render_details(result, debug=base.debug))
-                sink.flush()
-                warn(result)
-        except KeyboardInterrupt:
-            sink.write("\n")
+            return chat_loop(
+                lambda turn, tid, sink: runner.run(run_turn(graph, turn, tid, stream_to=sink)),
+                base,
+                thread_id or new_thread_id(),
+                read=read,
+                out=out,
+            )
         finally:
             runner.run(stack.aclose())
-            sink.write(f"bye · continue later with: rag chat --thread {tid}\n")
-            sink.flush()
-    return 0
 
 
 def profile(c: Components, user_id: str, filters: dict[str, Any], *, clear: bool = False) -> dict[str, Any]:

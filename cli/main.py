@@ -62,6 +62,17 @@ def _remote(command: str, args: dict[str, Any], *, on_event: Any = None) -> Any 
     return server_link.call(settings, command, args, on_event=on_event)
 
 
+def _tokens_to(sink: Any) -> Any:
+    """An ``on_event`` for `rag serve`'s replies: a streamed answer's text goes to ``sink`` as it comes."""
+
+    def write(event: dict[str, Any]) -> None:
+        if event.get("event") == "token":
+            sink.write(str(event.get("text") or ""))
+            sink.flush()
+
+    return write
+
+
 def _data_dir() -> Path:
     from components.settings import get_settings
 
@@ -313,8 +324,10 @@ def _search_shell(
 
     from cli import search_shell
 
+    remote = _remote if _remote("ping", {}) is not None else None
     state = search_shell.Shell(
-        _components(),
+        None if remote is not None else _components(),
+        _data_dir(),
         options={key: v for key, v in options.items() if v not in (None, [], ())},
         top_k=k,
         min_score=min_score,
@@ -333,7 +346,7 @@ def _search_shell(
             return first
         return input(prompt)
 
-    raise typer.Exit(search_shell.shell(state, read=read, out=sys.stdout, at_terminal=at_terminal))
+    raise typer.Exit(search_shell.shell(state, read=read, out=sys.stdout, at_terminal=at_terminal, remote=remote))
 
 
 @app.command()
@@ -431,15 +444,11 @@ def ask(
         )
         tid = thread or ask_cmd.new_thread_id()
         streamed = stream and not as_json
-
-        def token(event: dict[str, Any]) -> None:
-            if event.get("event") == "token":
-                sys.stdout.write(str(event.get("text") or ""))
-                sys.stdout.flush()
-
         _check_web(web, as_json=as_json)
         result = _remote(
-            "ask", {"turn": dataclasses.asdict(turn), "thread_id": tid, "stream": streamed}, on_event=token
+            "ask",
+            {"turn": dataclasses.asdict(turn), "thread_id": tid, "stream": streamed},
+            on_event=_tokens_to(sys.stdout),
         )
         if result is None:
             ask_cmd.ask(_components(), turn, thread_id=tid, as_json=as_json, stream=stream)
@@ -477,9 +486,21 @@ def chat(
         groups=tuple(groups),
         web=web,
     )
+
+    def served(turn: Any, tid: str, sink: Any) -> dict[str, Any]:
+        result = _remote(
+            "ask", {"turn": dataclasses.asdict(turn), "thread_id": tid, "stream": True}, on_event=_tokens_to(sink)
+        )
+        if result is None:
+            raise RAGError("rag serve stopped answering: leave the chat and start it again (it then runs here)")
+        return dict(result)
+
     try:
         _check_web(web)
-        code = ask_cmd.chat(_components(), base, thread_id=thread)
+        if _remote("ping", {}) is not None:
+            code = ask_cmd.chat_loop(served, base, thread or ask_cmd.new_thread_id())
+        else:
+            code = ask_cmd.chat(_components(), base, thread_id=thread)
     except RAGError as e:
         fail(str(e))
     raise typer.Exit(code)

@@ -13,23 +13,27 @@ History is a plain file under ``DATA_DIR`` (one line per entry, the last 1,000),
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import shlex
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.ask_cmd import EXITS, Turn, new_thread_id, prompt_lines, render_details, run_turn
 from cli.output import err_console
 from cli.search_cmd import build_filters, report_of, run_search
 from cli.search_formats import FORMATS, render
-from components.factory import Components
 from components.resilience.errors import QueryError, RAGError
 from components.retrieval.filters import SearchFilters
-from graph.rag import build_rag_graph
-from graph.threads import open_rag_graph
+
+if TYPE_CHECKING:
+    from components.factory import Components
+
+#: a running `rag serve`: (command, args) -> its result, None when it no longer answers
+Remote = Callable[[str, dict[str, Any]], Any]
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +106,8 @@ def _readline() -> Any:
 class Shell:
     """The loop's state: options of ``build_filters``, output settings and the last results."""
 
-    c: Components
+    c: Components | None
+    data_dir: Path
     options: dict[str, Any] = field(default_factory=dict)
     top_k: int = 10
     min_score: float | None = None
@@ -169,14 +174,38 @@ def shell(
     read: Callable[[str], str] = input,
     out: TextIO,
     at_terminal: bool = False,
+    remote: Remote | None = None,
 ) -> int:
-    """Run the loop until quit, exit, Ctrl-D or Ctrl-C; every error ends one command, not the session."""
-    c = state.c
-    history = History(c.settings.data_dir / "history" / "search")
+    """Run the loop until quit, exit, Ctrl-D or Ctrl-C; every error ends one command, not the session.
+
+    With ``remote`` (a running `rag serve`), searches and ``:ask`` run there; otherwise here.
+    """
+    history = History(state.data_dir / "history" / "search")
     with asyncio.Runner() as runner:
         stack = AsyncExitStack()
-        search_graph = build_rag_graph(c)
-        qa_graph: Any = None
+        graphs: dict[str, Any] = {}
+
+        def graph(kind: str) -> Any:
+            """This process's search or Q&A graph, built when first needed."""
+            from graph.rag import build_rag_graph
+            from graph.threads import open_rag_graph
+
+            assert state.c is not None, "a shell without components runs through rag serve"
+            if kind not in graphs:
+                graphs[kind] = (
+                    build_rag_graph(state.c)
+                    if kind == "search"
+                    else runner.run(stack.enter_async_context(open_rag_graph(state.c)))
+                )
+            return graphs[kind]
+
+        def served(command: str, args: dict[str, Any]) -> Any:
+            assert remote is not None
+            result = remote(command, args)
+            if result is None:
+                raise RAGError("rag serve stopped answering: leave with quit and start again (it then runs here)")
+            return result
+
         out.write(f"interactive search · {state.describe()} · :help lists the commands\n")
         out.flush()
         try:
@@ -190,19 +219,34 @@ def shell(
                         name, _, arg = line[1:].partition(" ")
                         name, arg = name.strip().lower(), arg.strip()
                         if name == "ask":
-                            if qa_graph is None:
-                                qa_graph = runner.run(stack.enter_async_context(open_rag_graph(c)))
-                            out.write(runner.run(_ask(qa_graph, state, arg)))
+                            turn = _ask_turn(state, arg)
+                            if remote is not None:
+                                ask_args = {"turn": dataclasses.asdict(turn), "thread_id": state.thread_id}
+                                result = served("ask", ask_args)
+                            else:
+                                result = runner.run(run_turn(graph("qa"), turn, state.thread_id))
+                            out.write(
+                                (result.get("answer") or "").rstrip() + "\n" + render_details(result, debug=False)
+                            )
                         else:
                             out.write(_command(state, history, name, arg) + "\n")
                         out.flush()
                         continue
                     payload = state.payload(line)
-                    found = runner.run(
-                        run_search(search_graph, payload, state.collection, state.groups, state.min_score)
-                    )
-                    state.last = report_of(found, payload)
-                    out.write(render(state.last, state.fmt))
+                    if remote is not None:
+                        search_args: dict[str, Any] = {
+                            "payload": payload,
+                            "collection": state.collection,
+                            "groups": list(state.groups),
+                            "min_score": state.min_score,
+                        }
+                        state.last = served("search", search_args)
+                    else:
+                        found = runner.run(
+                            run_search(graph("search"), payload, state.collection, state.groups, state.min_score)
+                        )
+                        state.last = report_of(found, payload)
+                    out.write(render(state.last or {}, state.fmt))
                     out.flush()
                 except RAGError as e:
                     err_console.print(f"error: {e}", highlight=False, markup=False, soft_wrap=True)
@@ -267,18 +311,15 @@ def _nth_query(history: History, number: str) -> str:
     return queries[int(number) - 1]
 
 
-async def _ask(graph: Any, state: Shell, question: str) -> str:
+def _ask_turn(state: Shell, question: str) -> Turn:
     """Q&A restricted to the documents of the last results (their question when none is given)."""
     docs = state.last_documents()
     if not docs:
         raise QueryError(":ask answers from the last results; search first (there are none yet)")
-    question = question or str((state.last or {}).get("query") or "")
-    turn = Turn(
-        question=question,
+    return Turn(
+        question=question or str((state.last or {}).get("query") or ""),
         filters={"doc_ids": docs},
         top_k=min(5, len(docs)) if state.group else 5,
         collection=state.collection or "",
         groups=state.groups,
     )
-    result = await run_turn(graph, turn, state.thread_id)
-    return (result.get("answer") or "").rstrip() + "\n" + render_details(result, debug=False)

@@ -200,6 +200,10 @@ class Server:
                 result = data
         return result
 
+    async def ping(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
+        """Whether a server for these settings answers (a chat asks before its first turn)."""
+        return self.describe()
+
     def describe(self) -> dict[str, Any]:
         return {
             "pid": os.getpid(),
@@ -215,6 +219,7 @@ COMMANDS: dict[str, Handler] = {
     "status": Server.status,
     "ask": Server.ask,
     "ingest": Server.ingest,
+    "ping": Server.ping,
 }
 
 

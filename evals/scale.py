@@ -48,6 +48,8 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from evals.artifacts import save_report
+
 log = logging.getLogger(__name__)
 
 DENSE, SPARSE = "dense", "bm25"
@@ -515,10 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rag-scale-") as tmp:
         report = run(sizes, engines, args.queries, args.work or Path(tmp), args.max_minutes, console)
     console.print(table(report))
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(json.dumps(report, indent=2), encoding="utf-8")
-    png = args.report.with_suffix(".png")
-    plot(report, png)
+    png = save_report(report, args.report, plot)
     console.print(f"report: {args.report} · plot: {png}")
     return 0
 

@@ -113,6 +113,24 @@ def test_ask_through_the_server_answers_cites_and_keeps_the_thread(
     assert f"--thread {out['thread_id']}" in follow.stdout and "confidence" in follow.stdout
 
 
+def test_chat_and_the_search_loop_run_their_turns_in_the_server(home: Path, server: Served) -> None:
+    before = json.loads(rag(home, "status", "--json").stdout)["server"]["requests"]
+    chat = rag(
+        home, "chat", "--no-llm", stdin="When should I water the monstera?\n/new\n味噌汁の作り方は？\nquit\n"
+    ).stdout
+    turns = chat.split("rag> ")
+    assert len(turns) == 3 and "5 cm" in turns[1] and "Monstera Care" in turns[1], chat
+    assert "味噌汁" in turns[2] and "new thread" in turns[1] and "bye" in chat
+    session = ":tag 料理\n出汁の取り方\n:clear\nmonstera watering\n:ask\nquit\n"
+    loop = rag(home, "search", "-i", "-k", "3", stdin=session).stdout
+    blocks = loop.split("search> ")
+    assert "味噌汁" in blocks[2] and "Monstera" not in blocks[2], loop
+    assert "Monstera Care › Watering rule" in blocks[4] and "[1] Monstera Care" in blocks[5], loop
+    after = json.loads(rag(home, "status", "--json").stdout)["server"]["requests"]
+    # chat: the ping and two turns; the loop: the ping, two searches and the :ask; the status itself
+    assert after - before >= 3 + 4 + 1
+
+
 def test_several_commands_at_once_share_the_embedded_store(home: Path, server: Served) -> None:
     queries = ["monstera watering", "出汁の取り方", "marathon training", "miso soup"]
     procs = [

@@ -1,0 +1,254 @@
+"""One-shot command latency: `rag search`, `rag ask` (no LLM) and `rag status` as a terminal user
+runs them, each alone in a fresh process (today's path) and forwarded to a running `rag serve`.
+
+    python -m evals.oneshot --data-dir /tmp/sci/data --qdrant-path /tmp/sci/qdrant --runs 5
+    python -m evals.oneshot --corpus ../shared/data/scifact/corpus.jsonl --limit 300   # builds a store
+
+Wall seconds per command from process start to exit (``subprocess``), over ``--runs`` runs after
+one untimed run that warms the page cache. Every question is asked once (a repeated one would
+come from the semantic cache): the two modes take alternate questions of one list. The baseline
+is the same command with ``RAG_SERVER=off`` in the same run. Writes a JSON report and a bar
+chart beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from evals.artifacts import save_report
+
+log = logging.getLogger(__name__)
+
+DEFAULT_REPORT = Path("evals/reports/oneshot.json")
+#: the issue's targets for a 10k-chunk store with a warm page cache, seconds
+TARGETS = {"search": 1.5, "ask": 2.5, "status": 1.0}
+#: questions when no --queries file is given (each is asked once: a repeat would come from the cache)
+BUILT_IN_QUESTIONS = (
+    "What does vitamin D deficiency increase the risk of?",
+    "How does protein misfolding relate to neurodegeneration?",
+    "Which genes raise the risk of breast cancer?",
+    "What is the effect of aspirin on colorectal cancer?",
+    "How do statins affect cholesterol levels?",
+    "What causes antibiotic resistance in bacteria?",
+    "睡眠不足は健康にどのような影響を与えますか？",
+    "運動は心臓病のリスクを下げますか？",
+    "What is the role of the microbiome in obesity?",
+    "How does smoking affect lung cancer risk?",
+    "What regulates insulin secretion?",
+    "Does coffee consumption affect mortality?",
+)
+READY_TIMEOUT_S = 600
+
+
+def questions(path: Path | None, needed: int) -> list[str]:
+    """Distinct questions: the first ``needed`` of a BEIR ``queries.jsonl``, or the built-in ones."""
+    if path is None:
+        pool = list(BUILT_IN_QUESTIONS)
+    else:
+        with path.open(encoding="utf-8") as f:
+            pool = [json.loads(line)["text"] for line, _ in zip(f, range(needed), strict=False)]
+    if len(pool) < needed:
+        raise SystemExit(f"{needed} distinct questions needed, {len(pool)} available: give --queries or fewer --runs")
+    return pool[:needed]
+
+
+def commands(pool: list[str]) -> dict[str, list[list[str]]]:
+    """The command lines timed per command kind, one per run (a search and an ask per question)."""
+    return {
+        "search": [["search", q, "-k", "5", "-f", "brief"] for q in pool],
+        "ask": [["ask", q, "--no-llm"] for q in pool],
+        "status": [["status"] for _ in pool],
+    }
+
+
+def run_once(args: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "cli", *args], env=env, capture_output=True, text=True, timeout=600)
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"rag {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
+    return seconds
+
+
+def start_server(env: dict[str, str]) -> tuple[subprocess.Popen[str], float]:
+    """`rag serve` and the seconds until it said it was ready."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli", "serve"], env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "rag serve: ready" in line:
+            return proc, time.perf_counter() - t0
+        log.info("rag serve: %s", line.rstrip())
+        if time.perf_counter() - t0 > READY_TIMEOUT_S:
+            break
+    proc.kill()
+    raise RuntimeError(f"rag serve did not become ready (exit {proc.poll()})")
+
+
+def measure(env: dict[str, str], pool: list[str], label: str, bar: Progress) -> dict[str, list[float]]:
+    """Times of each command over ``pool[1:]``; ``pool[0]`` is an untimed run that warms the page cache."""
+    kinds = commands(pool)
+    times: dict[str, list[float]] = {k: [] for k in kinds}
+    task = bar.add_task(label, total=(len(pool) - 1) * len(kinds))
+    for lines in kinds.values():
+        run_once(lines[0], env)
+    for i in range(1, len(pool)):
+        for kind, lines in kinds.items():
+            times[kind].append(run_once(lines[i], env))
+            bar.advance(task)
+    return times
+
+
+def summarise(times: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    return {
+        k: {"p50_s": statistics.median(v), "max_s": max(v), "min_s": min(v), "runs": len(v)} for k, v in times.items()
+    }
+
+
+def status(env: dict[str, str]) -> dict[str, Any]:
+    """`rag status --json` (through the server when one runs: then it names the server)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli", "status", "--json"], env=env, capture_output=True, text=True, timeout=600
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        return {}
+    return report if isinstance(report, dict) else {}
+
+
+def run(env: dict[str, str], pool: list[str], console: Console) -> dict[str, Any]:
+    """Both modes; the questions alternate between them (no question is asked twice: the semantic
+    cache would answer the second time), so each mode gets every other one."""
+    alone_env = {**env, "RAG_SERVER": "off"}
+    chunks = int(status(alone_env).get("points") or 0)
+    runs = len(pool) // 2 - 1
+    with Progress(console=console) as bar:
+        alone = measure(alone_env, pool[0::2], "alone (RAG_SERVER=off)", bar)
+        server, ready_s = start_server(env)
+        try:
+            served = measure(env, pool[1::2], "through rag serve", bar)
+            # proof that the timed commands ran in the server, not alone beside it
+            served_requests = int((status(env).get("server") or {}).get("requests") or 0)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=120)
+    a, s = summarise(alone), summarise(served)
+    rows = [
+        {
+            "command": k,
+            "alone_p50_s": a[k]["p50_s"],
+            "served_p50_s": s[k]["p50_s"],
+            "speedup": a[k]["p50_s"] / s[k]["p50_s"] if s[k]["p50_s"] else 0.0,
+            "target_s": TARGETS[k],
+            "met": s[k]["p50_s"] <= TARGETS[k],
+        }
+        for k in a
+    ]
+    return {
+        "chunks": chunks,
+        "runs": runs,
+        "server_ready_s": ready_s,
+        "server_requests": served_requests,
+        "rows": rows,
+        "alone": a,
+        "served": s,
+        "raw": {"alone": alone, "served": served},
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+    }
+
+
+def table(report: dict[str, Any]) -> Table:
+    t = Table(title=f"one-shot commands, {report['chunks']} chunks, p50 of {report['runs']} runs (wall s)")
+    for col in ("command", "alone", "through rag serve", "speedup", "target", "met"):
+        t.add_column(col)
+    for r in report["rows"]:
+        t.add_row(
+            r["command"],
+            f"{r['alone_p50_s']:.2f}",
+            f"{r['served_p50_s']:.2f}",
+            f"{r['speedup']:.1f}x",
+            f"≤ {r['target_s']:g}",
+            "yes" if r["met"] else "no",
+        )
+    return t
+
+
+def plot(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = report["rows"]
+    x = range(len(rows))
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.bar([i - 0.2 for i in x], [r["alone_p50_s"] for r in rows], width=0.4, label="alone (today)")
+    ax.bar([i + 0.2 for i in x], [r["served_p50_s"] for r in rows], width=0.4, label="through rag serve")
+    ax.scatter(list(x), [r["target_s"] for r in rows], marker="_", s=900, color="k", label="target", zorder=3)
+    ax.set_xticks(list(x), [f"rag {r['command']}" for r in rows])
+    ax.set_ylabel("wall seconds (p50)")
+    ax.set_title(f"one-shot commands at {report['chunks']} chunks")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data-dir", type=Path, help="DATA_DIR of an existing store")
+    p.add_argument("--qdrant-path", type=Path, help="QDRANT_PATH of an existing store")
+    p.add_argument("--corpus", type=Path, help="or: build a store from this corpus first (untimed)")
+    p.add_argument("--limit", type=int, default=300, help="documents of --corpus to ingest")
+    p.add_argument("--runs", type=int, default=5, help="timed runs per command and mode")
+    p.add_argument("--queries", type=Path, help="BEIR queries.jsonl to take the questions from (default: built-in)")
+    p.add_argument("--report", type=Path, default=DEFAULT_REPORT)
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    console = Console(stderr=True)
+    env = {k: v for k, v in os.environ.items() if k not in {"QDRANT_URL", "COLLECTION", "LLM_MODEL"}}
+    env["HF_HUB_OFFLINE"] = "1"
+    with tempfile.TemporaryDirectory(prefix="rag-oneshot-") as tmp:
+        if args.data_dir and args.qdrant_path:
+            env.update(DATA_DIR=str(args.data_dir.resolve()), QDRANT_PATH=str(args.qdrant_path.resolve()))
+        elif args.corpus:
+            env.update(DATA_DIR=str(Path(tmp) / "data"), QDRANT_PATH=str(Path(tmp) / "qdrant"))
+            corpus = Path(tmp) / "corpus.jsonl"
+            with args.corpus.open(encoding="utf-8") as src:
+                corpus.write_text("".join(line for _, line in zip(range(args.limit), src, strict=False)))
+            console.print(f"ingesting {args.limit} documents of {args.corpus} (not timed)")
+            subprocess.run(
+                [sys.executable, "-m", "cli", "ingest", str(corpus), "--json"],
+                env={**env, "RAG_SERVER": "off"},
+                check=True,
+                capture_output=True,
+            )
+        else:
+            p.error("give --data-dir and --qdrant-path of a store, or --corpus to build one")
+        report = run(env, questions(args.queries, 2 * (args.runs + 1)), console)
+    Console().print(table(report))
+    png = save_report(report, args.report, plot)
+    console.print(f"report: {args.report} · plot: {png} · rag serve ready in {report['server_ready_s']:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""`python -m evals.oneshot` times the one-shot commands alone and through `rag serve` and reports both."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evals import oneshot
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_benchmark_times_both_modes_and_writes_its_report(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(
+        "".join(
+            json.dumps({"_id": f"d{i}", "title": f"Note {i}", "text": f"Vitamin D and topic {i}. " * 5}) + "\n"
+            for i in range(6)
+        ),
+        encoding="utf-8",
+    )
+    report_path = tmp_path / "oneshot.json"
+    assert oneshot.main(["--corpus", str(corpus), "--limit", "6", "--runs", "1", "--report", str(report_path)]) == 0
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["chunks"] == 6 and report["server_ready_s"] > 0
+    rows = {r["command"]: r for r in report["rows"]}
+    assert set(rows) == {"search", "ask", "status"}
+    for r in rows.values():
+        assert r["alone_p50_s"] > 0 and r["served_p50_s"] > 0 and r["speedup"] > 0
+    # the served runs went to the server: its warm-up, one untimed and one timed run of each
+    # command, and the status that asked it
+    assert report["server_requests"] >= 3 * 2 + 1
+    assert report_path.with_suffix(".png").stat().st_size > 0
+
+
+def test_each_question_is_asked_once() -> None:
+    pool = oneshot.questions(None, 6)
+    assert len(set(pool)) == 6
+    with pytest.raises(SystemExit):
+        oneshot.questions(None, len(oneshot.BUILT_IN_QUESTIONS) + 1)
