@@ -10,12 +10,15 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from cli.output import console, err_console, print_json
 
@@ -70,6 +73,16 @@ async def ingest_events(
     yield "result", {k: result.get(k) for k in SUMMARY_KEYS}
 
 
+class RateColumn(ProgressColumn):
+    """Items per second since the task started ("12.3 docs/s"): the run's throughput so far."""
+
+    def render(self, task: Task) -> Text:
+        elapsed = task.elapsed or 0.0
+        speed = task.completed / elapsed if elapsed > 0 else 0.0
+        unit = task.fields.get("unit", "docs")
+        return Text(f"{speed:.1f} {unit}/s" if speed else "", style="progress.data.speed")
+
+
 class ProgressView:
     """The progress bars of an ingestion, fed its progress events."""
 
@@ -78,7 +91,7 @@ class ProgressView:
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("docs"),
+            RateColumn(),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=err_console,
@@ -110,7 +123,7 @@ class ProgressView:
             self.progress.advance(self.task, event["documents"])
         elif kind == "sentences" and event["total"]:
             if self.sentences is None:
-                self.sentences = self.progress.add_task("sentence vectors", total=event["total"])
+                self.sentences = self.progress.add_task("sentence vectors", total=event["total"], unit="sentences")
             self.progress.update(self.sentences, completed=event["done"])
 
 
@@ -151,7 +164,14 @@ def summary(report: dict[str, Any], *, as_json: bool) -> None:
         t.add_row("chunks given their type (older version)", str(report["retyped"]))
     t.add_row("ignored (unsupported files in folders)", str(report["ignored"] or 0))
     t.add_row("failed", str(len(report["failures"] or [])))
-    t.add_row("seconds", f"{report['seconds']:.1f}")
+    seconds = float(report["seconds"] or 0)
+    t.add_row("seconds", f"{seconds:.1f}")
+    written = (report["new"] or 0) + (report["updated"] or 0)
+    if written and seconds > 0:
+        t.add_row(
+            "throughput",
+            f"{written / seconds:.2f} documents/s, {(report['written_chunks'] or 0) / seconds:.1f} chunks/s",
+        )
     console.print(t)
     for f in report["failures"] or []:
         console.print(f"[red]failed[/] {f['source']}: {f['reason']}", highlight=False)
