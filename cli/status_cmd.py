@@ -53,12 +53,15 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
     except CollectionNotFound as e:
         report.update({"exists": False, "message": str(e)})
     else:
-        states = index.doc_states()
+        # a process that holds the BM25 index (rag serve) counts documents from its payloads; else
+        # one scroll over every chunk (0.8 s at 12.5k chunks in local mode)
+        mirror = c.payload_mirror(collection)
+        documents = len(set(mirror.doc_ids)) if mirror is not None else len(index.doc_states())
         report.update(
             {
                 "exists": True,
                 "points": index.count(),
-                "documents": len(states),
+                "documents": documents,
                 "embedding_model": meta.get("embedding_model"),
                 "embedding_calibrated": is_calibrated(str(meta.get("embedding_model"))),
                 "dim": meta.get("dim"),

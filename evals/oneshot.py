@@ -134,6 +134,17 @@ def status(env: dict[str, str]) -> dict[str, Any]:
     return report if isinstance(report, dict) else {}
 
 
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process now (Linux ``/proc``; 0 where that is not readable)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
 def run(env: dict[str, str], pool: list[str], console: Console) -> dict[str, Any]:
     """Both modes; the questions alternate between them (no question is asked twice: the semantic
     cache would answer the second time), so each mode gets every other one."""
@@ -147,6 +158,7 @@ def run(env: dict[str, str], pool: list[str], console: Console) -> dict[str, Any
             served = measure(env, pool[1::2], "through rag serve", bar)
             # proof that the timed commands ran in the server, not alone beside it
             served_requests = int((status(env).get("server") or {}).get("requests") or 0)
+            server_rss_mb = rss_mb(server.pid)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=120)
@@ -167,6 +179,7 @@ def run(env: dict[str, str], pool: list[str], console: Console) -> dict[str, Any
         "runs": runs,
         "server_ready_s": ready_s,
         "server_requests": served_requests,
+        "server_rss_mb": server_rss_mb,
         "rows": rows,
         "alone": a,
         "served": s,
@@ -246,7 +259,10 @@ def main(argv: list[str] | None = None) -> int:
         report = run(env, questions(args.queries, 2 * (args.runs + 1)), console)
     Console().print(table(report))
     png = save_report(report, args.report, plot)
-    console.print(f"report: {args.report} · plot: {png} · rag serve ready in {report['server_ready_s']:.1f} s")
+    console.print(
+        f"report: {args.report} · plot: {png} · rag serve ready in {report['server_ready_s']:.1f} s, "
+        f"{report['server_rss_mb']:.0f} MB resident"
+    )
     return 0
 
 

@@ -51,5 +51,20 @@ def test_cache_is_reused_only_for_the_same_version_and_tokenizer(tmp_path) -> No
     assert load(path, version=3, signature="sig") is None
 
 
+def test_status_reads_the_header_and_an_older_cache_is_rebuilt(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pickle
+
+    from components.stores.bm25 import cache_state, load_any
+
+    path = tmp_path / "bm25.pkl"
+    save(BM25Index(["a", "b"], ["d", "d"], [["x"], ["y"]], signature="sig", version=7), path)
+    assert cache_state(path) == {"path": str(path), "exists": True, "version": 7, "chunks": 2, "tokenizer": "sig"}
+    assert load_any(path, signature="sig") is not None and load_any(path, signature="other") is None
+    old = BM25Index(["a"], ["d"], [["x"]], signature="sig", version=7)
+    path.write_bytes(pickle.dumps({"format": 4, "index": old}))  # one pickle, as version 4 wrote it
+    assert load(path, version=7, signature="sig") is None and load_any(path, signature="sig") is None
+    assert "older version" in cache_state(path)["error"]
+
+
 def test_empty_index_returns_nothing() -> None:
     assert BM25Index([], [], []).search(["x"]) == []
