@@ -44,8 +44,12 @@ MAX_SOCKET_PATH = 107
 MAX_REQUEST_BYTES = 1 << 20
 #: seconds a command waits to connect: a live server accepts at once, a dead socket refuses at once
 CONNECT_TIMEOUT_S = 1.0
-#: env var that turns forwarding off for one command (``RAG_SERVER=off``); tests and benchmarks use it
+#: env var: ``off`` runs every command in its own process; ``auto`` starts `rag serve` when none
+#: runs (it stops after ``AUTO_IDLE_MINUTES`` without a request); anything else uses a running one
 SWITCH = "RAG_SERVER"
+AUTO_IDLE_MINUTES = 15
+#: seconds a command waits for the server it started to load (a 12.5k-chunk store takes ~12 s)
+AUTO_START_TIMEOUT_S = 180.0
 
 
 class ServerError(RAGError):
@@ -80,9 +84,47 @@ def fingerprint(settings: Settings) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
+def mode() -> str:
+    """``off``, ``auto`` or ``on`` (use a server when one runs), from ``RAG_SERVER``."""
+    value = os.environ.get(SWITCH, "").strip().lower()
+    if value in {"off", "0", "no", "false"}:
+        return "off"
+    return "auto" if value == "auto" else "on"
+
+
 def enabled() -> bool:
     """False when ``RAG_SERVER=off`` asks this command to run in-process."""
-    return os.environ.get(SWITCH, "").strip().lower() not in {"off", "0", "no", "false"}
+    return mode() != "off"
+
+
+def start_server(settings: Settings, path: Path) -> bool:
+    """Start `rag serve` in the background for these settings and wait until it listens.
+
+    Its output goes to ``DATA_DIR/serve.log``. False when it ended before listening (the store
+    is held by another process, say): the command then runs in-process and reports why.
+    """
+    import subprocess
+    import sys
+    import time
+
+    log_path = settings.data_dir.expanduser() / "serve.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "serve", "--idle-minutes", str(AUTO_IDLE_MINUTES)],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+            start_new_session=True,  # outlives this command and its terminal's Ctrl-C
+        )
+    deadline = time.monotonic() + AUTO_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        if path.exists() and listening(path):
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def listening(path: Path) -> bool:
@@ -120,6 +162,8 @@ def call(
     if not enabled():
         return None
     path = socket_path(settings.data_dir)
+    if mode() == "auto" and not (path.exists() and listening(path)) and not start_server(settings, path):
+        return None
     if not path.exists():
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

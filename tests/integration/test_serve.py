@@ -3,6 +3,7 @@ in-process, several commands sharing the one embedded store, errors that leave i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -207,4 +208,28 @@ def test_an_idle_server_stops_by_itself(tmp_path: Path) -> None:
     served = Served(tmp_path, "--idle-minutes", "0.02")
     served.wait_ready()
     assert served.proc.wait(timeout=120) == 0
+    assert not socket_path(tmp_path / "data").exists()
+
+
+def test_rag_server_auto_starts_a_server_that_the_next_commands_use(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLE_VAULTS / "life", tmp_path / "life")
+    auto = {"RAG_SERVER": "auto"}
+    try:
+        summary = json.loads(rag(tmp_path, "ingest", str(tmp_path / "life"), "--json", env=auto).stdout)
+        assert summary["new"] >= 1  # ingested by the server this command started
+        served = json.loads(rag(tmp_path, "status", "--json", env=auto).stdout)["server"]
+        assert served["requests"] == 2  # the ingest, then this status: one server for both
+        top = json.loads(rag(tmp_path, "search", "monstera watering", "--json", env=auto).stdout)["results"][0]
+        assert top["source"].endswith("Monstera Care.md")
+        assert "rag serve: ready" in (tmp_path / "data" / "serve.log").read_text(encoding="utf-8")
+        # it runs on after the commands ended, until idle for a while: the holder of the store
+        assert json.loads((tmp_path / "qdrant" / ".rag-holder.json").read_text())["pid"] == served["pid"]
+    finally:
+        holder = tmp_path / "qdrant" / ".rag-holder.json"
+        if holder.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(json.loads(holder.read_text())["pid"]), signal.SIGTERM)
+    deadline = time.monotonic() + 60
+    while socket_path(tmp_path / "data").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert not socket_path(tmp_path / "data").exists()

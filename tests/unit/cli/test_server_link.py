@@ -45,3 +45,13 @@ def test_no_server_means_run_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv(server_link.SWITCH, "off")
     assert not server_link.enabled()
     assert server_link.call(settings, "search", {}) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "mode"), [("", "on"), ("on", "on"), ("off", "off"), ("0", "off"), ("auto", "auto"), (" Auto ", "auto")]
+)
+def test_rag_server_says_whether_to_use_start_or_skip_a_server(
+    value: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(server_link.SWITCH, value)
+    assert server_link.mode() == mode
