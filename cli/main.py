@@ -512,8 +512,8 @@ def serve(
         float, typer.Option("--idle-minutes", min=0, help="Stop after this many minutes without a request (0: never).")
     ] = 0,
 ) -> None:
-    """Keep the models, the store and the graphs loaded: `rag search`, `ask`, `similar`, `show`, `status` and
-    `ingest` with the same settings then run in this process and answer at once. Ctrl-C stops it."""
+    """Keep the models, the store and the graphs loaded: `rag search` (and -i), `ask`, `chat`, `similar`, `show`,
+    `status` and `ingest` with the same settings then run in this process and answer at once. Ctrl-C stops it."""
     from cli.serve_cmd import serve as run
 
     def announce(message: str) -> None:

@@ -3,9 +3,10 @@
 A one-shot ``rag search`` spends most of its wall time loading (packages, the embedding model,
 Presidio's spaCy pipelines, the store, the BM25 index) and a few milliseconds searching. This
 process loads all of it once, then answers the commands that ``cli.server_link`` forwards
-over a Unix socket: ``search``, ``show``, ``status``, ``ask`` and ``ingest``. Several commands
-may run at once: they share one ``Components`` (thread-safe) as `langgraph dev` does, which is
-also how several terminals use one embedded store, which admits one process.
+over a Unix socket: ``search`` (also similar and each search of ``search -i``), ``show``,
+``status``, ``ask`` (also each turn of ``chat`` and ``:ask``), ``ingest`` and ``ping``.
+Several commands may run at once: they share one ``Components`` (thread-safe) as `langgraph
+dev` does, which is also how several terminals use one embedded store, which admits one process.
 
 A request that fails gets its error back and nothing else changes; the server keeps serving.
 It stops on Ctrl-C or SIGTERM, after ``--idle-minutes`` without a request, and removes its
@@ -265,8 +266,8 @@ def serve(c: Components, *, idle_minutes: float = 0.0, announce: Callable[[str],
     def ready(server: Server, seconds: float) -> None:
         announce(
             f"rag serve: ready in {seconds:.1f} s · pid {os.getpid()} · socket {server.path} · "
-            f"store {c.settings.store_location}. `rag search`, `ask`, `show`, `status` and `ingest` "
-            "with the same settings now run here; Ctrl-C stops."
+            f"store {c.settings.store_location}. `rag search`, `ask`, `chat`, `similar`, `show`, `status` and "
+            "`ingest` with the same settings now run here; Ctrl-C stops."
         )
 
     asyncio.run(Server(c, idle_minutes=idle_minutes).run(on_ready=ready))
