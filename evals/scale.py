@@ -226,13 +226,15 @@ class LocalEngine(Engine):
         from qdrant_client import models
 
         from components.retrieval.fusion import rrf
+        from components.stores.bm25 import read as read_bm25
 
         before = _rss_mb()
         t0 = time.perf_counter()
         client = self._client(folder)
         client.get_collection("scale")
-        with open(folder / "bm25.pkl", "rb") as f:
-            bm25 = pickle.load(f)["index"]  # the cache file's layout (components/stores/bm25.py save)
+        bm25 = read_bm25(folder / "bm25.pkl")
+        if bm25 is None:
+            raise RuntimeError(f"{folder / 'bm25.pkl'} holds no BM25 index: build the store again")
         opened = time.perf_counter() - t0
         flt = models.Filter(must=[models.FieldCondition(key="vault", match=models.MatchValue(value=FILTER_VAULT))])
 

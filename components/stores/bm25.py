@@ -251,6 +251,11 @@ def load(path: Path, *, version: int, signature: str) -> BM25Index | None:
     return index if index is not None and index.version == version and index.signature == signature else None
 
 
+def read(path: Path) -> BM25Index | None:
+    """The index a cache file holds, whatever its version and tokenizer (for the tool that wrote it)."""
+    return _read(path, wanted=lambda h: True)
+
+
 def load_any(path: Path, *, signature: str) -> BM25Index | None:
     """Whatever version is cached (for when the store cannot say which version is current)."""
     index = _read(path, wanted=lambda h: h.get("tokenizer") == signature)

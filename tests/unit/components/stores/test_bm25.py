@@ -54,12 +54,13 @@ def test_cache_is_reused_only_for_the_same_version_and_tokenizer(tmp_path) -> No
 def test_status_reads_the_header_and_an_older_cache_is_rebuilt(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import pickle
 
-    from components.stores.bm25 import cache_state, load_any
+    from components.stores.bm25 import cache_state, load_any, read
 
     path = tmp_path / "bm25.pkl"
     save(BM25Index(["a", "b"], ["d", "d"], [["x"], ["y"]], signature="sig", version=7), path)
     assert cache_state(path) == {"path": str(path), "exists": True, "version": 7, "chunks": 2, "tokenizer": "sig"}
     assert load_any(path, signature="sig") is not None and load_any(path, signature="other") is None
+    assert (whole := read(path)) is not None and whole.size == 2  # whatever tokenizer wrote it
     old = BM25Index(["a"], ["d"], [["x"]], signature="sig", version=7)
     path.write_bytes(pickle.dumps({"format": 4, "index": old}))  # one pickle, as version 4 wrote it
     assert load(path, version=7, signature="sig") is None and load_any(path, signature="sig") is None
