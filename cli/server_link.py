@@ -121,22 +121,34 @@ def start_server(settings: Settings, path: Path) -> bool:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
-        if path.exists() and listening(path):
+        if listening(path):
             return True
         time.sleep(0.1)
     return False
 
 
+def _connect(path: Path) -> socket.socket | None:
+    """A connection to the server on ``path``, or None when no socket file or nobody listens
+    (a socket file left by a server that was killed)."""
+    if not path.exists():
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(CONNECT_TIMEOUT_S)
+    try:
+        sock.connect(str(path))
+    except OSError:
+        sock.close()
+        return None
+    sock.settimeout(None)  # the answer takes what the query takes
+    return sock
+
+
 def listening(path: Path) -> bool:
     """True when something accepts connections on the socket ``path``."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(CONNECT_TIMEOUT_S)
-    try:
-        probe.connect(str(path))
-    except OSError:
+    sock = _connect(path)
+    if sock is None:
         return False
-    finally:
-        probe.close()
+    sock.close()
     return True
 
 
@@ -162,18 +174,11 @@ def call(
     if not enabled():
         return None
     path = socket_path(settings.data_dir)
-    if mode() == "auto" and not (path.exists() and listening(path)) and not start_server(settings, path):
+    sock = _connect(path)
+    if sock is None and mode() == "auto" and start_server(settings, path):
+        sock = _connect(path)
+    if sock is None:
         return None
-    if not path.exists():
-        return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(CONNECT_TIMEOUT_S)
-    try:
-        sock.connect(str(path))
-    except OSError:  # a socket file left by a server that was killed: nobody listens
-        sock.close()
-        return None
-    sock.settimeout(None)  # the answer takes what the query takes
     request = {"version": PROTOCOL, "command": command, "args": dict(args), "fingerprint": fingerprint(settings)}
     with sock, sock.makefile("rb") as replies:
         sock.sendall(encode(request))
