@@ -20,7 +20,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.output import err_console, print_json
@@ -111,6 +111,18 @@ class Turn:
             access_groups=self.groups,
             web_search=self.web,
         )
+
+
+def ask_request(turn: Turn, thread_id: str, *, stream: bool = False) -> dict[str, Any]:
+    """The arguments of an ``ask`` sent to `rag serve` (``turn_of`` reads them back there)."""
+    return {"turn": asdict(turn), "thread_id": thread_id, "stream": stream}
+
+
+def turn_of(args: dict[str, Any]) -> Turn:
+    """The turn of an ``ask_request`` (JSON turned its tuple of groups into a list)."""
+    known = {f.name for f in fields(Turn)}
+    turn = Turn(**{k: v for k, v in dict(args.get("turn") or {}).items() if k in known})
+    return replace(turn, groups=tuple(turn.groups), filters=dict(turn.filters))
 
 
 class TokenPrinter:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import logging
 import os
 import sys
@@ -60,6 +59,14 @@ def _remote(command: str, args: dict[str, Any], *, on_event: Any = None) -> Any 
     except Exception:  # invalid settings: the in-process path reports them as it always has
         return None
     return server_link.call(settings, command, args, on_event=on_event)
+
+
+def _served(command: str, args: dict[str, Any], *, on_event: Any = None) -> Any:
+    """The result of a session's later request to the `rag serve` it started with (chat, search -i)."""
+    result = _remote(command, args, on_event=on_event)
+    if result is None:
+        raise RAGError("rag serve stopped answering: leave and start again (it then runs here)")
+    return result
 
 
 def _tokens_to(sink: Any) -> Any:
@@ -289,9 +296,7 @@ def search(
             "group_by_document": group,
             "queries": also,
         }
-        report = _remote(
-            "search", {"payload": payload, "collection": collection, "groups": groups, "min_score": min_score}
-        )
+        report = _remote("search", search_cmd.search_request(payload, collection, groups, min_score))
         if report is None:
             report = search_cmd.search(_components(), payload, collection, groups, min_score)
     except RAGError as e:
@@ -324,7 +329,7 @@ def _search_shell(
 
     from cli import search_shell
 
-    remote = _remote if _remote("ping", {}) is not None else None
+    remote = _served if _remote("ping", {}) is not None else None
     state = search_shell.Shell(
         None if remote is not None else _components(),
         _data_dir(),
@@ -364,7 +369,7 @@ def similar(
 
     payload = {"similar_to": doc_id, "top_k": k, "group_by_document": True}
     try:
-        report = _remote("search", {"payload": payload, "collection": collection, "groups": groups})
+        report = _remote("search", search_cmd.search_request(payload, collection, groups))
         if report is None:
             report = search_cmd.search(_components(), payload, collection, groups)
     except RAGError as e:
@@ -445,11 +450,7 @@ def ask(
         tid = thread or ask_cmd.new_thread_id()
         streamed = stream and not as_json
         _check_web(web, as_json=as_json)
-        result = _remote(
-            "ask",
-            {"turn": dataclasses.asdict(turn), "thread_id": tid, "stream": streamed},
-            on_event=_tokens_to(sys.stdout),
-        )
+        result = _remote("ask", ask_cmd.ask_request(turn, tid, stream=streamed), on_event=_tokens_to(sys.stdout))
         if result is None:
             ask_cmd.ask(_components(), turn, thread_id=tid, as_json=as_json, stream=stream)
         else:
@@ -488,12 +489,7 @@ def chat(
     )
 
     def served(turn: Any, tid: str, sink: Any) -> dict[str, Any]:
-        result = _remote(
-            "ask", {"turn": dataclasses.asdict(turn), "thread_id": tid, "stream": True}, on_event=_tokens_to(sink)
-        )
-        if result is None:
-            raise RAGError("rag serve stopped answering: leave the chat and start it again (it then runs here)")
-        return dict(result)
+        return dict(_served("ask", ask_cmd.ask_request(turn, tid, stream=True), on_event=_tokens_to(sink)))
 
     try:
         _check_web(web)

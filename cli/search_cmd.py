@@ -91,6 +91,13 @@ def build_filters(
     return {k: v for k, v in f.items() if v not in (None, [])}
 
 
+def search_request(
+    payload: dict[str, Any], collection: str | None, groups: Sequence[str] = (), min_score: float | None = None
+) -> dict[str, Any]:
+    """The arguments of a ``search`` sent to `rag serve`: ``run_search``'s, by name."""
+    return {"payload": payload, "collection": collection, "groups": list(groups), "min_score": min_score}
+
+
 async def run_search(
     graph: Any,
     payload: dict[str, Any],

@@ -13,7 +13,6 @@ History is a plain file under ``DATA_DIR`` (one line per entry, the last 1,000),
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import shlex
 from collections.abc import Callable
@@ -22,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from cli.ask_cmd import EXITS, Turn, new_thread_id, prompt_lines, render_details, run_turn
+from cli.ask_cmd import EXITS, Turn, ask_request, new_thread_id, prompt_lines, render_details, run_turn
 from cli.output import err_console
-from cli.search_cmd import build_filters, report_of, run_search
+from cli.search_cmd import build_filters, report_of, run_search, search_request
 from cli.search_formats import FORMATS, render
 from components.resilience.errors import QueryError, RAGError
 from components.retrieval.filters import SearchFilters
@@ -32,7 +31,7 @@ from components.retrieval.filters import SearchFilters
 if TYPE_CHECKING:
     from components.factory import Components
 
-#: a running `rag serve`: (command, args) -> its result, None when it no longer answers
+#: a running `rag serve`: (command, args) -> its result (raises RAGError when it no longer answers)
 Remote = Callable[[str, dict[str, Any]], Any]
 
 log = logging.getLogger(__name__)
@@ -199,13 +198,6 @@ def shell(
                 )
             return graphs[kind]
 
-        def served(command: str, args: dict[str, Any]) -> Any:
-            assert remote is not None
-            result = remote(command, args)
-            if result is None:
-                raise RAGError("rag serve stopped answering: leave with quit and start again (it then runs here)")
-            return result
-
         out.write(f"interactive search · {state.describe()} · :help lists the commands\n")
         out.flush()
         try:
@@ -221,8 +213,7 @@ def shell(
                         if name == "ask":
                             turn = _ask_turn(state, arg)
                             if remote is not None:
-                                ask_args = {"turn": dataclasses.asdict(turn), "thread_id": state.thread_id}
-                                result = served("ask", ask_args)
+                                result = remote("ask", ask_request(turn, state.thread_id))
                             else:
                                 result = runner.run(run_turn(graph("qa"), turn, state.thread_id))
                             out.write(
@@ -234,13 +225,8 @@ def shell(
                         continue
                     payload = state.payload(line)
                     if remote is not None:
-                        search_args: dict[str, Any] = {
-                            "payload": payload,
-                            "collection": state.collection,
-                            "groups": list(state.groups),
-                            "min_score": state.min_score,
-                        }
-                        state.last = served("search", search_args)
+                        request = search_request(payload, state.collection, state.groups, state.min_score)
+                        state.last = remote("search", request)
                     else:
                         found = runner.run(
                             run_search(graph("search"), payload, state.collection, state.groups, state.min_score)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import logging
 import os
@@ -175,11 +174,9 @@ class Server:
         return report
 
     async def ask(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
-        from cli.ask_cmd import Turn, answer_fields, run_turn
+        from cli.ask_cmd import answer_fields, run_turn, turn_of
 
-        fields = {f.name for f in dataclasses.fields(Turn)}
-        turn = Turn(**{k: v for k, v in dict(args.get("turn") or {}).items() if k in fields})
-        turn = dataclasses.replace(turn, groups=tuple(turn.groups), filters=dict(turn.filters))
+        turn = turn_of(args)
         sink = cast(TextIO, _TokenSink(send)) if args.get("stream") else None
         out = await run_turn(self.qa_graph, turn, str(args["thread_id"]), stream_to=sink)
         return answer_fields(out)
