@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.progress import (
@@ -45,17 +45,18 @@ SUMMARY_KEYS = (
 )
 
 
-async def ingest_events(
+async def ingest_report(
     c: Components,
     paths: list[str],
     *,
     prune: bool,
     collection: str | None,
     sentence_vectors: bool = True,
-) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-    """The ingestion graph's progress events (``"progress"``), then its summary (``"result"``).
+    on_progress: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
+    """Run the ingestion graph, handing each progress event to ``on_progress``; its summary.
 
-    In-process and through `rag serve` alike: the server forwards the events, the command shows them.
+    In-process ``on_progress`` draws the bars; in `rag serve` it sends the event to the command.
     """
     from graph.ingest import build_ingest_graph
     from graph.ingest_state import IngestContext
@@ -69,8 +70,8 @@ async def ingest_events(
         if mode == "values":
             result = chunk
         else:
-            yield "progress", dict(chunk)
-    yield "result", {k: result.get(k) for k in SUMMARY_KEYS}
+            on_progress(dict(chunk))
+    return {k: result.get(k) for k in SUMMARY_KEYS}
 
 
 class RateColumn(ProgressColumn):
@@ -136,16 +137,10 @@ async def run_ingest(
     show_progress: bool,
     sentence_vectors: bool = True,
 ) -> dict[str, Any]:
-    report: dict[str, Any] = {}
     with ProgressView(show=show_progress) as view:
-        async for kind, data in ingest_events(
-            c, paths, prune=prune, collection=collection, sentence_vectors=sentence_vectors
-        ):
-            if kind == "progress":
-                view.feed(data)
-            else:
-                report = data
-    return report
+        return await ingest_report(
+            c, paths, prune=prune, collection=collection, sentence_vectors=sentence_vectors, on_progress=view.feed
+        )
 
 
 def summary(report: dict[str, Any], *, as_json: bool) -> None:

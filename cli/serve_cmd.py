@@ -182,21 +182,16 @@ class Server:
         return answer_fields(out)
 
     async def ingest(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
-        from cli.ingest_cmd import ingest_events
+        from cli.ingest_cmd import ingest_report
 
-        result: dict[str, Any] = {}
-        async for kind, data in ingest_events(
+        return await ingest_report(
             self.c,
             [str(p) for p in args.get("paths") or []],
             prune=bool(args.get("prune")),
             collection=args.get("collection"),
             sentence_vectors=bool(args.get("sentence_vectors", True)),
-        ):
-            if kind == "progress":
-                send({"event": "progress", "data": data})
-            else:
-                result = data
-        return result
+            on_progress=lambda data: send({"event": "progress", "data": data}),
+        )
 
     async def ping(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
         """Whether a server for these settings answers (a chat asks before its first turn)."""
