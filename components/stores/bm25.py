@@ -247,8 +247,7 @@ def _read(path: Path, *, wanted: Callable[[dict[str, Any]], bool]) -> BM25Index 
 
 def load(path: Path, *, version: int, signature: str) -> BM25Index | None:
     """The cached index if it matches this collection version and tokenizer, else None."""
-    index = _read(path, wanted=lambda h: h.get("version") == version and h.get("tokenizer") == signature)
-    return index if index is not None and index.version == version and index.signature == signature else None
+    return _read(path, wanted=lambda h: h.get("version") == version and h.get("tokenizer") == signature)
 
 
 def read(path: Path) -> BM25Index | None:
@@ -258,8 +257,7 @@ def read(path: Path) -> BM25Index | None:
 
 def load_any(path: Path, *, signature: str) -> BM25Index | None:
     """Whatever version is cached (for when the store cannot say which version is current)."""
-    index = _read(path, wanted=lambda h: h.get("tokenizer") == signature)
-    return index if index is not None and index.signature == signature else None
+    return _read(path, wanted=lambda h: h.get("tokenizer") == signature)
 
 
 def cache_state(path: Path) -> dict[str, Any]:
