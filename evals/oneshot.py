@@ -17,7 +17,6 @@ import argparse
 import json
 import logging
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -31,8 +30,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from evals.artifacts import save_report
-
-log = logging.getLogger(__name__)
+from evals.process import ServeProcess, rss_mb
 
 DEFAULT_REPORT = Path("evals/reports/oneshot.json")
 #: the issue's targets for a 10k-chunk store with a warm page cache, seconds
@@ -85,23 +83,6 @@ def run_once(args: list[str], env: dict[str, str]) -> float:
     return seconds
 
 
-def start_server(env: dict[str, str]) -> tuple[subprocess.Popen[str], float]:
-    """`rag serve` and the seconds until it said it was ready."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cli", "serve"], env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
-    )
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        if "rag serve: ready" in line:
-            return proc, time.perf_counter() - t0
-        log.info("rag serve: %s", line.rstrip())
-        if time.perf_counter() - t0 > READY_TIMEOUT_S:
-            break
-    proc.kill()
-    raise RuntimeError(f"rag serve did not become ready (exit {proc.poll()})")
-
-
 def measure(env: dict[str, str], pool: list[str], label: str, bar: Progress) -> dict[str, list[float]]:
     """Times of each command over ``pool[1:]``; ``pool[0]`` is an untimed run that warms the page cache."""
     kinds = commands(pool)
@@ -134,17 +115,6 @@ def status(env: dict[str, str]) -> dict[str, Any]:
     return report if isinstance(report, dict) else {}
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process now (Linux ``/proc``; 0 where that is not readable)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return 0.0
-
-
 def run(env: dict[str, str], pool: list[str], console: Console) -> dict[str, Any]:
     """Both modes; the questions alternate between them (no question is asked twice: the semantic
     cache would answer the second time), so each mode gets every other one."""
@@ -153,15 +123,16 @@ def run(env: dict[str, str], pool: list[str], console: Console) -> dict[str, Any
     runs = len(pool) // 2 - 1
     with Progress(console=console) as bar:
         alone = measure(alone_env, pool[0::2], "alone (RAG_SERVER=off)", bar)
-        server, ready_s = start_server(env)
+        served_env = {**env, "RAG_SERVER": "on"}  # whatever the caller's environment says
+        server = ServeProcess(served_env)
         try:
-            served = measure(env, pool[1::2], "through rag serve", bar)
+            ready_s = server.wait_ready(READY_TIMEOUT_S)
+            served = measure(served_env, pool[1::2], "through rag serve", bar)
             # proof that the timed commands ran in the server, not alone beside it
-            served_requests = int((status(env).get("server") or {}).get("requests") or 0)
+            served_requests = int((status(served_env).get("server") or {}).get("requests") or 0)
             server_rss_mb = rss_mb(server.pid)
         finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=120)
+            server.stop()
     a, s = summarise(alone), summarise(served)
     rows = [
         {

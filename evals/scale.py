@@ -31,7 +31,6 @@ import argparse
 import json
 import logging
 import pickle
-import resource
 import statistics
 import subprocess
 import sys
@@ -49,6 +48,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from evals.artifacts import save_report
+from evals.process import rss_mb
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ class LocalEngine(Engine):
         from components.retrieval.fusion import rrf
         from components.stores.bm25 import read as read_bm25
 
-        before = _rss_mb()
+        before = rss_mb()
         t0 = time.perf_counter()
         client = self._client(folder)
         client.get_collection("scale")
@@ -253,7 +253,7 @@ class LocalEngine(Engine):
             return [pid for pid, _ in fused[:LIMIT]]
 
         result = {"open_s": opened, **_latencies(hybrid, queries)}
-        result["rss_mb"] = _rss_mb() - before  # what the open store and its searches hold
+        result["rss_mb"] = rss_mb() - before  # what the open store and its searches hold
         # a 10-document delta: its chunks upserted, then BM25 rebuilt whole and saved, as ingestion does
         delta = list(copies(src, DELTA_DOCS * 2, start=n))
         t0 = time.perf_counter()
@@ -309,7 +309,7 @@ class EdgeEngine(Engine):
         import qdrant_edge as qe
 
         avgdl = float((folder / "avgdl").read_text())
-        before = _rss_mb()
+        before = rss_mb()
         t0 = time.perf_counter()
         shard = qe.EdgeShard.load(str(folder / "edge"))
         opened = time.perf_counter() - t0
@@ -334,7 +334,7 @@ class EdgeEngine(Engine):
             return [str(p.id) for p in shard.query(request)]
 
         result = {"open_s": opened, **_latencies(hybrid, queries)}
-        result["rss_mb"] = _rss_mb() - before  # what the open store and its searches hold
+        result["rss_mb"] = rss_mb() - before  # what the open store and its searches hold
         delta = list(copies(src, DELTA_DOCS * 2, start=n))
         t0 = time.perf_counter()
         points = []
@@ -370,12 +370,6 @@ def _latencies(
         out[f"{key}_p50_ms"] = statistics.median(times)
         out[f"{key}_p95_ms"] = float(np.percentile(times, 95))
     return out
-
-
-def _rss_mb() -> float:
-    """Resident memory of this process now, MB (Linux)."""
-    pages = int(Path("/proc/self/statm").read_text().split()[1])
-    return pages * resource.getpagesize() / 2**20
 
 
 # ------------------------------------------------------------------ the run

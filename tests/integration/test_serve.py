@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from cli.server_link import socket_path
+from evals.process import ServeProcess
 from tests.conftest import SAMPLE_VAULTS
 from tests.integration.test_cli_ask import rag
 from tests.integration.test_cli_ingest import env_for
@@ -28,39 +28,9 @@ pytestmark = pytest.mark.integration
 READY_TIMEOUT_S = 180
 
 
-class Served:
-    """A `rag serve` subprocess and what it printed to stderr."""
-
-    def __init__(self, home: Path, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cli", "serve", *args],
-            env=env_for(home),
-            cwd=home,
-            stderr=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            text=True,
-        )
-        self.lines: list[str] = []
-        self.ready = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.lines.append(line)
-            if "rag serve: ready" in line:
-                self.ready.set()
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while not self.ready.wait(0.2):
-            assert self.proc.poll() is None, "rag serve ended: " + "".join(self.lines)
-            assert time.monotonic() < deadline, "rag serve not ready: " + "".join(self.lines)
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=60)
+def serve_in(home: Path, *args: str) -> ServeProcess:
+    """`rag serve` over the store of ``home``, as a user starts it there."""
+    return ServeProcess(env_for(home), *args, cwd=home)
 
 
 @pytest.fixture(scope="module")
@@ -81,10 +51,10 @@ def in_process(home: Path) -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def server(home: Path, in_process: dict[str, object]) -> Iterator[Served]:
-    served = Served(home)
+def server(home: Path, in_process: dict[str, object]) -> Iterator[ServeProcess]:
+    served = serve_in(home)
     try:
-        served.wait_ready()
+        served.wait_ready(READY_TIMEOUT_S)
         yield served
     finally:
         served.stop()
@@ -95,7 +65,7 @@ def _ids(report: dict[str, object]) -> list[tuple[str, float]]:
 
 
 def test_search_through_the_server_returns_what_the_command_returns_alone(
-    home: Path, server: Served, in_process: dict[str, object]
+    home: Path, server: ServeProcess, in_process: dict[str, object]
 ) -> None:
     out = json.loads(rag(home, "search", "monstera watering", "-k", "3", "--json").stdout)
     assert _ids(out) == _ids(in_process["search"])  # type: ignore[arg-type]
@@ -104,7 +74,7 @@ def test_search_through_the_server_returns_what_the_command_returns_alone(
 
 
 def test_ask_through_the_server_answers_cites_and_keeps_the_thread(
-    home: Path, server: Served, in_process: dict[str, object]
+    home: Path, server: ServeProcess, in_process: dict[str, object]
 ) -> None:
     expected = in_process["ask"]
     out = json.loads(rag(home, "ask", "味噌汁で味噌を入れるタイミングは？", "--json").stdout)
@@ -114,7 +84,7 @@ def test_ask_through_the_server_answers_cites_and_keeps_the_thread(
     assert f"--thread {out['thread_id']}" in follow.stdout and "confidence" in follow.stdout
 
 
-def test_chat_and_the_search_loop_run_their_turns_in_the_server(home: Path, server: Served) -> None:
+def test_chat_and_the_search_loop_run_their_turns_in_the_server(home: Path, server: ServeProcess) -> None:
     before = json.loads(rag(home, "status", "--json").stdout)["server"]["requests"]
     chat = rag(
         home, "chat", "--no-llm", stdin="When should I water the monstera?\n/new\n味噌汁の作り方は？\nquit\n"
@@ -132,7 +102,7 @@ def test_chat_and_the_search_loop_run_their_turns_in_the_server(home: Path, serv
     assert after - before >= 3 + 4 + 1
 
 
-def test_several_commands_at_once_share_the_embedded_store(home: Path, server: Served) -> None:
+def test_several_commands_at_once_share_the_embedded_store(home: Path, server: ServeProcess) -> None:
     queries = ["monstera watering", "出汁の取り方", "marathon training", "miso soup"]
     procs = [
         subprocess.Popen(
@@ -151,7 +121,7 @@ def test_several_commands_at_once_share_the_embedded_store(home: Path, server: S
         assert json.loads(stdout)["query"] in queries
 
 
-def test_a_failing_request_gets_its_error_and_the_server_keeps_serving(home: Path, server: Served) -> None:
+def test_a_failing_request_gets_its_error_and_the_server_keeps_serving(home: Path, server: ServeProcess) -> None:
     err = rag(home, "similar", "no-such-doc", code=1).stderr
     assert "No document with id 'no-such-doc'" in " ".join(err.split())
     assert "Invalid filters: created_from" in " ".join(
@@ -165,7 +135,7 @@ def test_a_failing_request_gets_its_error_and_the_server_keeps_serving(home: Pat
     assert json.loads(rag(home, "search", "monstera", "--json").stdout)["results"]
 
 
-def test_ingest_through_the_server_shows_in_its_next_search(home: Path, server: Served) -> None:
+def test_ingest_through_the_server_shows_in_its_next_search(home: Path, server: ServeProcess) -> None:
     note = home / "life" / "Sourdough.md"
     note.write_text("# Sourdough\n\nFeed the sourdough starter with rye flour every evening.\n", encoding="utf-8")
     summary = json.loads(rag(home, "ingest", str(home / "life"), "--json").stdout)
@@ -174,22 +144,24 @@ def test_ingest_through_the_server_shows_in_its_next_search(home: Path, server: 
     assert top["source"].endswith("Sourdough.md")
 
 
-def test_other_settings_do_not_run_in_the_server_and_are_told_who_holds_the_store(home: Path, server: Served) -> None:
+def test_other_settings_do_not_run_in_the_server_and_are_told_who_holds_the_store(
+    home: Path, server: ServeProcess
+) -> None:
     # another collection is another configuration: the server must not answer it with its own
     err = rag(home, "search", "monstera", env={"COLLECTION": "other"}, code=1).stderr
     assert f"process {server.proc.pid}" in err and "serve" in err
 
 
-def test_a_second_server_is_refused(home: Path, server: Served) -> None:
-    second = Served(home)
+def test_a_second_server_is_refused(home: Path, server: ServeProcess) -> None:
+    second = serve_in(home)
     assert second.proc.wait(timeout=300) == 1
-    assert "another `rag serve` already answers" in " ".join("".join(second.lines).split())
+    assert "another `rag serve` already answers" in " ".join(second.output().split())
 
 
 def test_stopping_removes_the_socket_and_commands_run_alone_again(tmp_path: Path) -> None:
     shutil.copytree(SAMPLE_VAULTS / "life", tmp_path / "life")
-    served = Served(tmp_path, "--idle-minutes", "0")
-    served.wait_ready()  # an empty store: the server still starts (status, ingest)
+    served = serve_in(tmp_path, "--idle-minutes", "0")
+    served.wait_ready(READY_TIMEOUT_S)  # an empty store: the server still starts (status, ingest)
     assert rag(tmp_path, "ingest", str(tmp_path / "life"), "--json")
     path = socket_path(tmp_path / "data")
     assert path.exists()
@@ -198,15 +170,15 @@ def test_stopping_removes_the_socket_and_commands_run_alone_again(tmp_path: Path
     assert path.exists()
     out = json.loads(rag(tmp_path, "search", "monstera", "--json").stdout)  # runs in-process
     assert out["results"]
-    again = Served(tmp_path)
-    again.wait_ready()  # the stale socket is claimed
+    again = serve_in(tmp_path)
+    again.wait_ready(READY_TIMEOUT_S)  # the stale socket is claimed
     assert again.stop() == 0
     assert not path.exists()
 
 
 def test_an_idle_server_stops_by_itself(tmp_path: Path) -> None:
-    served = Served(tmp_path, "--idle-minutes", "0.02")
-    served.wait_ready()
+    served = serve_in(tmp_path, "--idle-minutes", "0.02")
+    served.wait_ready(READY_TIMEOUT_S)
     assert served.proc.wait(timeout=120) == 0
     assert not socket_path(tmp_path / "data").exists()
 
