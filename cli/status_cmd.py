@@ -43,7 +43,7 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
     s = c.settings
     index = c.index(collection)
     report: dict[str, Any] = {
-        "backend": "qdrant-server" if s.qdrant_url else "qdrant-local",
+        "backend": "qdrant-server" if s.qdrant_url else f"qdrant-{s.qdrant_engine}",
         "location": index.location,
         "collection": index.collection,
         "configured_embedding": {"backend": s.embedding_backend, "model": s.embedding_model or None},

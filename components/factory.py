@@ -109,6 +109,7 @@ class Components:
                     api_key=s.qdrant_api_key,
                     timeout=s.qdrant_timeout,
                     server=ServerOptions(ca_cert=s.qdrant_ca_cert, shards=s.qdrant_shards, replicas=s.qdrant_replicas),
+                    engine=s.qdrant_engine,
                 )
                 if first is not None:
                     idx._client = first.client  # share the one client (and the folder lock)

@@ -42,7 +42,12 @@ class Settings(BaseSettings):
     )
     qdrant_path: Path = Field(
         default=Path(".rag/qdrant"),
-        description="Folder of the embedded Qdrant store (qdrant-client local mode).",
+        description="Folder of the embedded Qdrant store.",
+    )
+    qdrant_engine: Literal["edge", "local"] = Field(
+        default="edge",
+        description="Engine of the embedded store: edge (Qdrant Edge: HNSW and payload indexes on disk) or local "
+        "(qdrant-client local mode, the earlier default: all in memory, brute force; `rag migrate` copies it to edge).",
     )
     collection: str = Field(default="rag", description="Qdrant collection name.")
     embedding_backend: str = Field(

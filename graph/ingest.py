@@ -1,4 +1,4 @@
-"""The ingestion graph: load → parse → chunk → embed → upsert, looping over batches, → prune → BM25 → sentences.
+"""The ingestion graph: load → parse → chunk → embed → upsert (batch by batch) → prune → optimise → BM25 → sentences.
 
 Each batch is written in one request and bumps the collection version, so an interrupted run
 keeps every finished batch and the next run picks up the rest (unchanged documents are
@@ -18,6 +18,7 @@ from nodes.ingest import (
     embed_chunks,
     index_sentences,
     load_sources,
+    optimize_index,
     parse_documents,
     prune_documents,
     refresh_bm25,
@@ -42,6 +43,7 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     builder.add_node(embed_chunks.make(c))
     builder.add_node(upsert_chunks.make(c))
     builder.add_node(prune_documents.make(c))
+    builder.add_node(optimize_index.make(c))
     builder.add_node(refresh_bm25.make(c))
     builder.add_node(index_sentences.make(c))
     builder.add_edge(START, "load_sources")
@@ -50,7 +52,8 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     builder.add_edge("chunk_documents", "embed_chunks")
     builder.add_edge("embed_chunks", "upsert_chunks")
     builder.add_conditional_edges("upsert_chunks", more_pending)
-    builder.add_edge("prune_documents", "refresh_bm25")
+    builder.add_edge("prune_documents", "optimize_index")
+    builder.add_edge("optimize_index", "refresh_bm25")
     builder.add_edge("refresh_bm25", "index_sentences")
     builder.add_edge("index_sentences", END)
     return builder.compile(name="ingest")

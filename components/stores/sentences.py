@@ -163,6 +163,8 @@ class SentenceIndex:
                 progress(min(start + BATCH, total), total)
         self.store.delete_points(stale)
         if exists:
+            if total or stale:
+                self.store.optimize()
             self.store.update_metadata(source_version=version, splitter=SPLITTER)
         log.info("sentence vectors: %d sentences, %d embedded, %d removed", len(wanted), total, len(stale))
         return SyncStats(sentences=len(wanted), embedded=total, removed=len(stale))

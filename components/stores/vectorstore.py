@@ -18,10 +18,11 @@ that tells BM25 caches they are stale), so writes go through ``rag ingest``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.documents import Document
 from langchain_qdrant import QdrantVectorStore, RetrievalMode
+from qdrant_client import QdrantClient
 
 from components.models.embedders import Embedder
 from components.resilience.errors import IndexingError
@@ -65,7 +66,9 @@ def langchain_vectorstore(index: QdrantIndex, embedder: Embedder) -> QdrantVecto
     """
     index.check_model(index.metadata(), embedding_model=embedder.model_id)
     return CollectionVectorStore(
-        client=index.client,
+        # the Edge store's client answers the calls QdrantVectorStore makes (get_collection,
+        # query_points, retrieve) with qdrant-client's own types
+        client=cast(QdrantClient, index.client),
         collection_name=index.collection,
         embedding=embedder,
         retrieval_mode=RetrievalMode.DENSE,

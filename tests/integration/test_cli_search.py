@@ -218,14 +218,17 @@ def test_chunk_types_are_recorded_filterable_and_given_to_an_older_store(tmp_pat
     assert "chunk_types" in bad.stderr and "'abstract'" in bad.stderr, bad.stderr
 
     # a store written before chunk types existed: the next ingestion labels it, embedding nothing
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
-    client = QdrantClient(path=str(tmp_path / "qdrant"))
+    from components.stores.qdrant import QdrantIndex
+
+    store = QdrantIndex(collection="rag", path=tmp_path / "qdrant")
+    client = store.client
     (name,) = [c.name for c in client.get_collections().collections if not c.name.endswith("_sentences")]
     client.delete_payload(name, keys=["chunk_type"], points=models.Filter())
     meta = client.get_collection(name).config.metadata or {}
     client.update_collection(name, metadata={"version": int(meta["version"]) + 1})  # BM25 reads it afresh
-    client.close()
+    store.close()
     assert hits("-c", "abstract") == []
     report = json.loads(rag(tmp_path, "ingest", str(notes), "--json").stdout)
     assert report["written_chunks"] == 0 and report["retyped"] == 5

@@ -1,0 +1,419 @@
+"""The embedded store on Qdrant Edge: the part of qdrant-client's interface this project calls.
+
+Qdrant Edge (``qdrant-edge-py``) is Qdrant's own engine in-process: segments on disk, HNSW,
+payload indexes evaluated inside the engine. qdrant-client's local mode, the earlier embedded
+store, reads every collection into memory on open, searches by brute force and filters in
+Python (docs/decisions/0016-embedded-engine.md has the measurements).
+
+``EdgeClient`` answers the qdrant-client calls ``QdrantIndex`` and its neighbours make
+(``scroll``, ``query_points``, ``batch_update_points``, ...) with qdrant-client's own model
+types, so that the code above the store does not know which engine it talks to, and the
+server path (``QDRANT_URL``) stays qdrant-client's.
+
+Layout: one Edge shard per collection in ``<QDRANT_PATH>/edge/<collection>/``, and the
+collection's metadata (embedding model, dimension, version) in ``<collection>.json`` beside
+it, written after the shard exists, so a collection without it is a half-created one.
+A lock file admits one process per folder, as Edge admits one process per shard.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import shutil
+import threading
+import uuid
+from collections.abc import Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+from qdrant_client import models
+from qdrant_client.http.models import QueryResponse
+
+log = logging.getLogger(__name__)
+
+FOLDER = "edge"
+"""Subfolder of QDRANT_PATH that holds the Edge shards (local mode's files stay beside it)."""
+_LOCK = ".lock"
+_SCHEMA: dict[str, qe.PayloadSchemaType] = {
+    "keyword": qe.PayloadSchemaType.Keyword,
+    "integer": qe.PayloadSchemaType.Integer,
+    "float": qe.PayloadSchemaType.Float,
+    "bool": qe.PayloadSchemaType.Bool,
+    "datetime": qe.PayloadSchemaType.Datetime,
+    "text": qe.PayloadSchemaType.Text,
+    "uuid": qe.PayloadSchemaType.Uuid,
+}
+_DISTANCE = {
+    models.Distance.DOT: qe.Distance.Dot,
+    models.Distance.COSINE: qe.Distance.Cosine,
+    models.Distance.EUCLID: qe.Distance.Euclid,
+    models.Distance.MANHATTAN: qe.Distance.Manhattan,
+}
+
+
+class StoreBusy(RuntimeError):
+    """Another process holds the Edge folder."""
+
+
+def edge_root(path: Path) -> Path:
+    """Where the Edge shards of the embedded store at ``path`` live."""
+    return path / FOLDER
+
+
+class EdgeClient:
+    """qdrant-client's calls, as this project makes them, over the Edge shards of one folder.
+
+    Thread-safe: shards are opened once under a lock; Edge serialises writes to a shard itself.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self._lock_file = open(root / _LOCK, "a+")  # noqa: SIM115  # held until close()
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as e:
+            self._lock_file.close()
+            raise StoreBusy(f"{root} is held by another process") from e
+        self._shards: dict[str, qe.EdgeShard] = {}
+        self._guard = threading.RLock()
+
+    # ------------------------------------------------------------------ shards and metadata
+    def _meta_path(self, name: str) -> Path:
+        return self.root / f"{name}.json"
+
+    def _read_meta(self, name: str) -> dict[str, Any]:
+        return dict(json.loads(self._meta_path(name).read_text(encoding="utf-8")))
+
+    def _write_meta(self, name: str, meta: dict[str, Any]) -> None:
+        # a rename, so a reader never sees half a file and a crash leaves the old one
+        tmp = self._meta_path(name).with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, self._meta_path(name))
+
+    def _shard(self, name: str) -> qe.EdgeShard:
+        with self._guard:
+            shard = self._shards.get(name)
+            if shard is None:
+                if not self.collection_exists(name):
+                    raise ValueError(f"Collection `{name}` doesn't exist!")  # qdrant-client's words
+                shard = qe.EdgeShard.load(str(self.root / name))
+                self._shards[name] = shard
+            return shard
+
+    def collection_exists(self, collection_name: str) -> bool:
+        return self._meta_path(collection_name).is_file()
+
+    def get_collections(self) -> models.CollectionsResponse:
+        names = sorted(p.stem for p in self.root.glob("*.json"))
+        return models.CollectionsResponse(collections=[models.CollectionDescription(name=n) for n in names])
+
+    def get_collection(self, collection_name: str) -> models.CollectionInfo:
+        meta = self._read_meta(collection_name)
+        info = self._shard(collection_name).info()
+        vectors = {
+            name: models.VectorParams(size=int(p["size"]), distance=models.Distance(p["distance"]))
+            for name, p in meta["_vectors"].items()
+        }
+        config = models.CollectionConfig.model_construct(
+            params=models.CollectionParams(vectors=vectors),
+            metadata={k: v for k, v in meta.items() if not k.startswith("_")},
+        )
+        return models.CollectionInfo.model_construct(
+            status=models.CollectionStatus.GREEN,
+            points_count=info.points_count,
+            indexed_vectors_count=info.indexed_vectors_count,
+            segments_count=info.segments_count,
+            config=config,
+            payload_schema={},
+        )
+
+    def create_collection(
+        self,
+        collection_name: str,
+        vectors_config: dict[str, models.VectorParams],
+        metadata: dict[str, Any] | None = None,
+        **_server_only: Any,
+    ) -> bool:
+        """A new shard with these dense vectors; ``**_server_only`` (shards, replicas) means nothing here."""
+        with self._guard:
+            folder = self.root / collection_name
+            if folder.exists():  # a creation that crashed before its metadata was written
+                shutil.rmtree(folder)
+            config = qe.EdgeConfig(
+                vectors={
+                    name: qe.EdgeVectorParams(size=p.size, distance=_DISTANCE[p.distance])
+                    for name, p in vectors_config.items()
+                },
+            )
+            self._shards[collection_name] = qe.EdgeShard.create(str(folder), config)
+            spec = {name: {"size": p.size, "distance": p.distance.value} for name, p in vectors_config.items()}
+            self._write_meta(collection_name, {**(metadata or {}), "_vectors": spec})
+        return True
+
+    def create_payload_index(self, collection_name: str, field_name: str, field_schema: Any, **_: Any) -> None:
+        kind = _SCHEMA[str(getattr(field_schema, "value", field_schema))]
+        self._shard(collection_name).update(qe.UpdateOperation.create_field_index(field_name, kind))
+
+    def update_collection(self, collection_name: str, metadata: dict[str, Any] | None = None, **_: Any) -> bool:
+        """Merges ``metadata`` into the collection's, as a Qdrant server does."""
+        with self._guard:
+            meta = self._read_meta(collection_name)
+            meta.update(metadata or {})
+            self._write_meta(collection_name, meta)
+        return True
+
+    def delete_collection(self, collection_name: str) -> bool:
+        with self._guard:
+            shard = self._shards.pop(collection_name, None)
+            if shard is not None:
+                shard.close()
+            existed = self.collection_exists(collection_name)
+            self._meta_path(collection_name).unlink(missing_ok=True)
+            shutil.rmtree(self.root / collection_name, ignore_errors=True)
+        return existed
+
+    def rename_collection(self, old: str, new: str) -> None:
+        """Give a complete collection its final name (``new`` must not exist).
+
+        The folder moves first and the metadata after it: a crash between the two leaves ``new``
+        without metadata (a half-created collection, replaced by the next creation) and ``old``
+        without its folder (deleted by the next attempt), never a collection that looks whole but is not.
+        """
+        with self._guard:
+            if self.collection_exists(new):
+                raise ValueError(f"collection {new!r} already exists")
+            meta = self._read_meta(old)
+            shard = self._shards.pop(old, None)
+            if shard is not None:
+                shard.flush()
+                shard.close()
+            shutil.rmtree(self.root / new, ignore_errors=True)
+            os.replace(self.root / old, self.root / new)
+            self._write_meta(new, meta)
+            self._meta_path(old).unlink()
+
+    def optimize(self, collection_name: str) -> bool:
+        """Build the HNSW graph and indexes of what was written (Edge has no background optimizer)."""
+        return bool(self._shard(collection_name).optimize())
+
+    def close(self) -> None:
+        with self._guard:
+            for shard in self._shards.values():
+                shard.flush()
+                shard.close()
+            self._shards.clear()
+            if not self._lock_file.closed:
+                fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+                self._lock_file.close()
+
+    # ------------------------------------------------------------------ reads
+    def count(self, collection_name: str, count_filter: models.Filter | None = None, exact: bool = True) -> Any:
+        n = self._shard(collection_name).count(qe.CountRequest(exact=exact, filter=edge_filter(count_filter)))
+        return models.CountResult(count=n)
+
+    def scroll(
+        self,
+        collection_name: str,
+        scroll_filter: models.Filter | None = None,
+        limit: int = 10,
+        offset: Any = None,
+        with_payload: bool | Sequence[str] = True,
+        with_vectors: bool | Sequence[str] = False,
+        **_: Any,
+    ) -> tuple[list[models.Record], str | None]:
+        request = qe.ScrollRequest(
+            offset=offset,
+            limit=limit,
+            filter=edge_filter(scroll_filter),
+            with_payload=_selector(with_payload),
+            with_vector=_selector(with_vectors),
+        )
+        points, next_offset = self._shard(collection_name).scroll(request)
+        return [_record(p) for p in points], None if next_offset is None else str(next_offset)
+
+    def retrieve(
+        self,
+        collection_name: str,
+        ids: Sequence[Any],
+        with_payload: bool | Sequence[str] = True,
+        with_vectors: bool | Sequence[str] = False,
+        **_: Any,
+    ) -> list[models.Record]:
+        found = self._shard(collection_name).retrieve(
+            [_id(i) for i in ids], with_payload=_selector(with_payload), with_vector=_selector(with_vectors)
+        )
+        return [_record(p) for p in found]
+
+    def query_points(
+        self,
+        collection_name: str,
+        query: Sequence[float],
+        using: str | None = None,
+        query_filter: models.Filter | None = None,
+        limit: int = 10,
+        offset: int | None = None,
+        with_payload: bool | Sequence[str] = True,
+        with_vectors: bool | Sequence[str] = False,
+        score_threshold: float | None = None,
+        search_params: models.SearchParams | None = None,
+        **_: Any,
+    ) -> QueryResponse:
+        params = None
+        if search_params is not None:
+            params = qe.SearchParams(hnsw_ef=search_params.hnsw_ef, exact=bool(search_params.exact))
+        request = qe.QueryRequest(
+            limit=limit,
+            offset=offset,
+            query=qe.Query.Nearest([float(x) for x in query], using=using),
+            filter=edge_filter(query_filter),
+            with_payload=_selector(with_payload),
+            with_vector=_selector(with_vectors),
+            score_threshold=score_threshold,
+            params=params,
+        )
+        points = [
+            models.ScoredPoint.model_construct(
+                id=str(p.id), version=p.version, score=p.score, payload=p.payload, vector=p.vector
+            )
+            for p in self._shard(collection_name).query(request)
+        ]
+        return QueryResponse(points=points)
+
+    # ------------------------------------------------------------------ writes
+    def upsert(self, collection_name: str, points: Sequence[models.PointStruct], **_: Any) -> None:
+        self._shard(collection_name).update(qe.UpdateOperation.upsert_points([_point(p) for p in points]))
+
+    def delete(self, collection_name: str, points_selector: Any, **_: Any) -> None:
+        self._shard(collection_name).update(_delete(points_selector))
+
+    def set_payload(self, collection_name: str, payload: dict[str, Any], points: Any, **_: Any) -> None:
+        shard = self._shard(collection_name)
+        if isinstance(points, models.Filter):
+            shard.update(qe.UpdateOperation.set_payload_by_filter(_required(edge_filter(points)), payload))
+        else:
+            shard.update(qe.UpdateOperation.set_payload(_ids(points), payload))
+
+    def delete_payload(self, collection_name: str, keys: Sequence[str], points: Any, **_: Any) -> None:
+        shard = self._shard(collection_name)
+        if isinstance(points, models.Filter):
+            shard.update(qe.UpdateOperation.delete_payload_by_filter(_required(edge_filter(points)), list(keys)))
+        else:
+            shard.update(qe.UpdateOperation.delete_payload(_ids(points), list(keys)))
+
+    def batch_update_points(self, collection_name: str, update_operations: Sequence[Any], **_: Any) -> None:
+        """The operations in order, under the shard's one writer (a reader in this process may see a
+        document's new chunks before its leftovers go, never the document missing)."""
+        shard = self._shard(collection_name)
+        for op in update_operations:
+            if isinstance(op, models.UpsertOperation) and isinstance(op.upsert, models.PointsList):
+                shard.update(qe.UpdateOperation.upsert_points([_point(p) for p in op.upsert.points]))
+            elif isinstance(op, models.DeleteOperation):
+                shard.update(_delete(op.delete))
+            else:
+                raise TypeError(f"the Edge store does not take {type(op).__name__} in a batch")
+
+
+# ---------------------------------------------------------------------- conversions
+def _id(point_id: Any) -> Any:
+    """Ids as Edge takes them: integers, or UUIDs (qdrant-client passes UUIDs as strings)."""
+    if isinstance(point_id, int):
+        return point_id
+    return uuid.UUID(str(point_id))
+
+
+def _ids(selector: Any) -> list[Any]:
+    points = selector.points if isinstance(selector, models.PointIdsList) else selector
+    return [_id(i) for i in points]
+
+
+def _required(f: qe.Filter | None) -> qe.Filter:
+    return f if f is not None else qe.Filter()
+
+
+def _selector(value: bool | Sequence[str] | None) -> Any:
+    return list(value) if isinstance(value, (list, tuple)) else bool(value)
+
+
+def _point(p: models.PointStruct) -> qe.Point:
+    if not isinstance(p.vector, dict):
+        raise TypeError("points written to the Edge store carry named vectors ({'dense': [...]})")
+    vector: dict[str, Any] = {k: list(v) for k, v in p.vector.items()}  # type: ignore[arg-type]
+    return qe.Point(id=_id(p.id), vector=vector, payload=p.payload)
+
+
+def _record(p: Any) -> models.Record:
+    return models.Record.model_construct(id=str(p.id), payload=p.payload, vector=p.vector)
+
+
+def _delete(selector: Any) -> qe.UpdateOperation:
+    if isinstance(selector, models.FilterSelector):
+        return qe.UpdateOperation.delete_points_by_filter(_required(edge_filter(selector.filter)))
+    return qe.UpdateOperation.delete_points(_ids(selector))
+
+
+def edge_filter(f: models.Filter | None) -> qe.Filter | None:
+    """The same filter in Edge's types; an unknown condition fails loudly, never matches silently."""
+    if f is None:
+        return None
+
+    def many(conds: Any) -> list[Any] | None:
+        if conds is None:
+            return None
+        return [_condition(c) for c in (conds if isinstance(conds, list) else [conds])]
+
+    min_should = None
+    if f.min_should is not None:
+        min_should = qe.MinShould(
+            conditions=[_condition(c) for c in f.min_should.conditions], min_count=f.min_should.min_count
+        )
+    return qe.Filter(must=many(f.must), should=many(f.should), must_not=many(f.must_not), min_should=min_should)
+
+
+def _condition(c: Any) -> Any:
+    if isinstance(c, models.Filter):
+        return edge_filter(c)
+    if isinstance(c, models.IsEmptyCondition):
+        return qe.IsEmptyCondition(c.is_empty.key)
+    if isinstance(c, models.IsNullCondition):
+        return qe.IsNullCondition(c.is_null.key)  # type: ignore[attr-defined]
+    if isinstance(c, models.HasIdCondition):
+        return qe.HasIdCondition({_id(i) for i in c.has_id})
+    if isinstance(c, models.FieldCondition):
+        if c.match is not None:
+            return qe.FieldCondition(key=c.key, match=_match(c.match))
+        if isinstance(c.range, models.DatetimeRange):
+            bounds = {k: _iso(getattr(c.range, k)) for k in ("gte", "gt", "lte", "lt")}
+            return qe.FieldCondition(key=c.key, range=qe.RangeDateTime(**bounds))
+        if isinstance(c.range, models.Range):
+            return qe.FieldCondition(
+                key=c.key, range=qe.RangeFloat(gte=c.range.gte, gt=c.range.gt, lte=c.range.lte, lt=c.range.lt)
+            )
+    raise TypeError(f"the Edge store cannot evaluate the filter condition {c!r}")
+
+
+def _match(m: Any) -> Any:
+    if isinstance(m, models.MatchValue):
+        return qe.MatchValue(m.value)
+    if isinstance(m, models.MatchAny):
+        return qe.MatchAny(list(m.any))  # type: ignore[arg-type]
+    if isinstance(m, models.MatchExcept):
+        return qe.MatchExcept(list(m.except_))  # type: ignore[arg-type]
+    if isinstance(m, models.MatchText):
+        return qe.MatchText(m.text)
+    if isinstance(m, models.MatchSubstring):
+        return qe.MatchSubstring(m.substring)
+    raise TypeError(f"the Edge store cannot evaluate the match {m!r}")
+
+
+def _iso(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, datetime | date):
+        return v.isoformat()
+    return str(v)
