@@ -560,6 +560,47 @@ def drop(
 
 
 @app.command()
+def migrate() -> None:
+    """Copy an embedded store written by an earlier version (qdrant-client local mode) into Qdrant Edge,
+    the embedded engine now: vectors and payloads as they are, nothing embedded again."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from components.settings import get_settings
+    from components.stores.migrate import migrate as run
+
+    s = get_settings()
+    if s.qdrant_url or s.qdrant_engine != "edge":
+        fail("rag migrate copies the embedded store into Qdrant Edge: unset QDRANT_URL and QDRANT_ENGINE", code=2)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
+    ) as bars:
+        tasks: dict[str, Any] = {}
+
+        def progress(name: str, done: int, total: int) -> None:
+            if name not in tasks:
+                tasks[name] = bars.add_task(name, total=total)
+            bars.update(tasks[name], completed=done)
+
+        try:
+            copied = run(s.qdrant_path, progress=progress)
+        except RAGError as e:
+            fail(str(e))
+    if not copied:
+        console.print(f"nothing to migrate: no local-mode collections at {s.qdrant_path}")
+        return
+    print_json(
+        {
+            "store": str(s.qdrant_path.resolve()),
+            "collections": [
+                {"name": c.collection, "points": c.points, "seconds": round(c.seconds, 1), "already_there": c.skipped}
+                for c in copied
+            ],
+            "left_in_place": "local mode's files (collection/, meta.json): remove them once the new store serves you",
+        }
+    )
+
+
+@app.command()
 def guard(
     text: Annotated[str | None, typer.Argument(help="A text to check (or use --batch).")] = None,
     batch: Annotated[

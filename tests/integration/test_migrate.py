@@ -1,0 +1,78 @@
+"""A store written by an earlier version (qdrant-client local mode) meets the Edge engine: the user
+is told to run `rag migrate`, which copies it without embedding again, and searches answer as before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from components.stores.edge import EdgeClient, edge_root
+from components.stores.migrate import STAGING, migrate
+from tests.integration.test_cli_ask import rag as run_rag
+from tests.integration.test_cli_ingest import write_corpus
+
+pytestmark = pytest.mark.integration
+
+
+def rag(home: Path, *args: str, engine: str = "edge", code: int = 0) -> Any:
+    return run_rag(home, *args, code=code, env={"QDRANT_ENGINE": engine, "RAG_SERVER": "off"})
+
+
+def results(proc: Any) -> list[tuple[str, float]]:
+    return [(r["chunk_id"], round(r["score"], 3)) for r in json.loads(proc.stdout)["results"]]
+
+
+@pytest.fixture(scope="module")
+def old_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, float]]]:
+    """A store ingested with local mode, and what a search on it returned."""
+    home = tmp_path_factory.mktemp("old")
+    write_corpus(home / "corpus.jsonl", 24)
+    rag(home, "ingest", str(home / "corpus.jsonl"), "--json", engine="local")
+    before = results(rag(home, "search", "topic 3", "-k", "5", "--json", engine="local"))
+    assert len(before) == 5
+    return home, before
+
+
+def test_the_old_store_is_named_then_migrated_and_searched_as_before(old_store: Any) -> None:
+    home, before = old_store
+    refused = rag(home, "search", "topic 3", "--json", code=1)
+    assert "rag migrate" in refused.stderr + refused.stdout
+    report = json.loads(rag(home, "migrate").stdout)
+    copied = {c["name"]: c for c in report["collections"]}
+    assert set(copied) == {"rag", "rag__sentences"}
+    assert copied["rag"]["points"] >= 24 and copied["rag__sentences"]["points"] > 0
+    assert not any(c["already_there"] for c in copied.values())
+    assert results(rag(home, "search", "topic 3", "-k", "5", "--json")) == before
+    status = json.loads(rag(home, "status", "--json").stdout)
+    assert status["backend"] == "qdrant-edge" and status["exists"] is True
+    again = json.loads(rag(home, "migrate").stdout)
+    assert all(c["already_there"] for c in again["collections"])
+
+
+def test_an_interrupted_migration_leaves_no_half_collection_and_the_next_run_completes(
+    old_store: Any, tmp_path: Path
+) -> None:
+    import shutil
+
+    home, _ = old_store
+    store = tmp_path / "qdrant"
+    shutil.copytree(home / "qdrant", store, ignore=shutil.ignore_patterns("edge", ".lock", ".rag-holder.json"))
+
+    def stop(name: str, done: int, total: int) -> None:
+        if done:
+            raise KeyboardInterrupt  # the user pressed Ctrl-C after the first batch was written
+
+    with pytest.raises(KeyboardInterrupt):
+        migrate(store, progress=stop)
+    client = EdgeClient(edge_root(store))
+    assert not client.collection_exists("rag") and client.collection_exists("rag" + STAGING)
+    client.close()
+    copied = {c.collection: c for c in migrate(store)}
+    assert copied["rag"].points >= 24 and not copied["rag"].skipped
+    client = EdgeClient(edge_root(store))
+    assert sorted(p.stem for p in edge_root(store).glob("*.json")) == ["rag", "rag__sentences"]
+    assert client.count("rag").count == copied["rag"].points
+    client.close()
