@@ -48,6 +48,7 @@ _SCHEMA: dict[str, qe.PayloadSchemaType] = {
     "text": qe.PayloadSchemaType.Text,
     "uuid": qe.PayloadSchemaType.Uuid,
 }
+_SCHEMA_NAME = {kind: models.PayloadSchemaType(name) for name, kind in _SCHEMA.items()}
 _DISTANCE = {
     models.Distance.DOT: qe.Distance.Dot,
     models.Distance.COSINE: qe.Distance.Cosine,
@@ -130,7 +131,10 @@ class EdgeClient:
             indexed_vectors_count=info.indexed_vectors_count,
             segments_count=info.segments_count,
             config=config,
-            payload_schema={},
+            payload_schema={
+                field: models.PayloadIndexInfo.model_construct(data_type=_SCHEMA_NAME[i.data_type], points=i.points)
+                for field, i in info.payload_schema.items()
+            },
         )
 
     def create_collection(

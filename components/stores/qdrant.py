@@ -55,16 +55,26 @@ _NS = uuid.UUID("6f1c7a52-3d4e-4b8a-9a51-6c1f0e2d9b7a")
 #: payload fields the ingestion skip check reads; the rest stays on disk
 _STATE_FIELDS = ["doc_id", "content_hash", "total_chunks", "origin", "chunk_index"]
 INDEXED = {
+    # what search filters test (components/retrieval/filters.py, the CLI's paper options)
     "doc_id": "keyword",
     "vault": "keyword",
     "tags": "keyword",
     "language": "keyword",
     "source": "keyword",
-    "section": "keyword",
-    "created_ts": "float",
-    "parent_id": "keyword",
-    "access": "keyword",
+    "source_prefixes": "keyword",
+    "section_hierarchy": "keyword",
     "chunk_type": "keyword",
+    "created_ts": "float",
+    "modified_ts": "float",
+    "format": "keyword",
+    "access": "keyword",
+    "metadata.year": "float",
+    "metadata.collections": "keyword",
+    "metadata.item_type": "keyword",
+    # what the store's own reads and writes select by (parents, a rewrite's leftovers, examples)
+    "parent_id": "keyword",
+    "chunk_index": "integer",
+    "audience": "keyword",
 }
 
 
@@ -314,14 +324,29 @@ class QdrantIndex:
                     else {"shard_number": self.server.shards, "replication_factor": self.server.replicas}
                 ),
             )
-            if not self.is_local or self.is_edge:  # local mode has no payload indexes
-                for field, kind in INDEXED.items():
-                    self.client.create_payload_index(self.collection, field, field_schema=kind)  # type: ignore[arg-type]
+            self._index_payloads()
             log.info("created collection %s (%s, %d dims)", self.collection, embedding_model, dim)
             return meta
         meta = self.metadata()
         self.check_model(meta, embedding_model=embedding_model, dim=dim)
+        self._index_payloads()
         return meta
+
+    def _index_payloads(self) -> None:
+        """Payload indexes on every field in ``INDEXED`` the collection lacks (a collection an earlier
+        version made gets the newer ones on its next ingestion); local mode has no payload indexes."""
+        if self.is_local and not self.is_edge:
+            return
+        info = self._call("get_collection", self.client.get_collection, self.collection)
+        for field, kind in INDEXED.items():
+            if field not in (info.payload_schema or {}):
+                self._call(
+                    "create_payload_index",
+                    self.client.create_payload_index,
+                    self.collection,
+                    field,
+                    field_schema=kind,
+                )
 
     def check_model(self, meta: dict[str, Any], *, embedding_model: str, dim: int | None = None) -> None:
         have, have_dim = meta.get("embedding_model"), meta.get("dim")
@@ -533,9 +558,14 @@ class QdrantIndex:
             query_filter=query_filter,
             with_payload=with_payload,
             with_vectors=False,
-            search_params=models.SearchParams(hnsw_ef=max(HNSW_EF, 4 * limit)),
+            # local mode searches exactly (and warns about any search parameter)
+            search_params=None if self.engine == "local" and self.is_local else self._search_params(limit),
         )
         return list(res.points)
+
+    @staticmethod
+    def _search_params(limit: int) -> models.SearchParams:
+        return models.SearchParams(hnsw_ef=max(HNSW_EF, 4 * limit))
 
     def payloads(self, point_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Payloads by point id (ids not in the collection are left out)."""

@@ -189,3 +189,22 @@ def test_a_half_created_or_half_renamed_collection_is_not_taken_for_a_whole_one(
         client.create_collection("other", vectors_config=spec)
         client.rename_collection("other", "final")
     client.close()
+
+
+def test_every_filtered_field_is_indexed_and_an_older_collection_gets_the_missing_indexes(tmp_path: Path) -> None:
+    from qdrant_client import models
+
+    from components.stores.qdrant import INDEXED
+
+    client = EdgeClient(edge_root(tmp_path))
+    spec = {"dense": models.VectorParams(size=DIM, distance=models.Distance.DOT)}
+    client.create_collection("rag", vectors_config=spec, metadata={"embedding_model": "m", "dim": DIM, "version": 0})
+    client.create_payload_index("rag", "doc_id", field_schema="keyword")  # as an earlier version left it
+    index = QdrantIndex(collection="rag", path=tmp_path, client=client)
+    index.ensure(embedding_model="m", dim=DIM)
+    schema = client.get_collection("rag").payload_schema
+    assert set(schema) == set(INDEXED)
+    assert schema["chunk_index"].data_type == models.PayloadSchemaType.INTEGER
+    filtered = {c.qdrant.key for c in SearchFilters(**{k: v for f in FILTERS[:7] for k, v in f.items()}).conditions()}
+    assert filtered <= set(INDEXED)
+    client.close()
