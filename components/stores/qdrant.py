@@ -324,7 +324,7 @@ class QdrantIndex:
                     else {"shard_number": self.server.shards, "replication_factor": self.server.replicas}
                 ),
             )
-            self._index_payloads()
+            self._index_payloads(have=set())
             log.info("created collection %s (%s, %d dims)", self.collection, embedding_model, dim)
             return meta
         meta = self.metadata()
@@ -332,14 +332,17 @@ class QdrantIndex:
         self._index_payloads()
         return meta
 
-    def _index_payloads(self) -> None:
-        """Payload indexes on every field in ``INDEXED`` the collection lacks (a collection an earlier
-        version made gets the newer ones on its next ingestion); local mode has no payload indexes."""
+    def _index_payloads(self, have: set[str] | None = None) -> None:
+        """Payload indexes on every field in ``INDEXED`` the collection lacks (``have``: the indexed
+        fields when known, as for a new collection; else asked). A collection an earlier version made
+        gets the newer ones on its next ingestion; local mode has no payload indexes."""
         if self.is_local and not self.is_edge:
             return
-        info = self._call("get_collection", self.client.get_collection, self.collection)
+        if have is None:
+            info = self._call("get_collection", self.client.get_collection, self.collection)
+            have = set(info.payload_schema or {})
         for field, kind in INDEXED.items():
-            if field not in (info.payload_schema or {}):
+            if field not in have:
                 self._call(
                     "create_payload_index",
                     self.client.create_payload_index,

