@@ -22,7 +22,7 @@ from components.models.embedders import from_settings as embedder_from_settings
 from components.models.reranker import Reranker
 from components.resilience.breaker import Breakers
 from components.resilience.breaker import from_settings as breakers_from_settings
-from components.resilience.errors import ServiceUnavailable
+from components.resilience.errors import CollectionNotFound, ServiceUnavailable
 from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
@@ -33,6 +33,7 @@ from components.stores.examples import ExampleIndex
 from components.stores.feedback import FeedbackStore
 from components.stores.gptcache_backend import FILE_NAME as CACHE_FILE
 from components.stores.gptcache_backend import GPTCacheBackend
+from components.stores.lexical import LexicalIndex
 from components.stores.qdrant import QdrantIndex, ServerOptions
 from components.stores.sentences import SUFFIX, SentenceIndex
 from components.text.tokenizer import Tokenizer
@@ -125,6 +126,15 @@ class Components:
         """Answers rated good, as examples for the generator (a companion collection, same client)."""
         chunks = self.index(collection)
         return ExampleIndex(self.index(chunks.collection + EXAMPLES_SUFFIX), self.embedder)
+
+    def lexical(self, collection: str | None = None) -> LexicalIndex | None:
+        """The store's own BM25 when the collection keeps its weights (made with this tokenizer), else None:
+        lexical retrieval then uses ``bm25``'s in-memory index."""
+        lex = LexicalIndex(self.index(collection), self.tokenizer)
+        try:
+            return lex if lex.params() is not None else None
+        except CollectionNotFound:
+            return None
 
     def payload_mirror(self, collection: str | None = None) -> BM25Index | None:
         """The loaded BM25 index when it holds the embedded store's current payloads, else None.

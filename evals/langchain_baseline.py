@@ -28,7 +28,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from components.factory import Components
-from components.stores.bm25 import search_text
+from components.stores.lexical import search_text
 from components.stores.vectorstore import langchain_vectorstore
 
 log = logging.getLogger(__name__)

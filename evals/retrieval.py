@@ -54,7 +54,7 @@ from components.retrieval import fusion
 from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
 from components.retrieval.hits import Hit
-from components.retrieval.lexical import bm25_search
+from components.retrieval.lexical import bm25_search, engine_search
 from components.settings import Settings
 from components.stores.qdrant import QdrantIndex
 from evals.beir import BeirDataset, evaluate, load_beir
@@ -183,10 +183,20 @@ def ingest(c: Components, corpus: Path, *, progress: bool) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------- modes
+def lexical_hits(c: Components, collection: str, opts: Options, q: str) -> list[Hit]:
+    """The lexical retriever's chunks for one query, as the graph's BM25 node gets them: the store's
+    own BM25 when the collection keeps its weights, else the in-memory index."""
+    lexical = c.lexical(collection)
+    if lexical is not None:
+        hits, _ = engine_search(lexical, [q], NO_FILTERS, limit=opts.candidates)
+    else:
+        hits, _ = bm25_search(c.bm25(collection), c.tokenizer, [q], NO_FILTERS, limit=opts.candidates)
+    return hits[0]
+
+
 def bm25_runner(c: Components, collection: str, opts: Options) -> Runner:
     def run(q: str) -> list[str]:
-        hits, _ = bm25_search(c.bm25(collection), c.tokenizer, [q], NO_FILTERS, limit=opts.candidates)
-        return hit_docs(hits[0], opts.k)
+        return hit_docs(lexical_hits(c, collection, opts, q), opts.k)
 
     return run
 
@@ -208,7 +218,7 @@ def dense_runner(c: Components, collection: str, opts: Options) -> Runner:
 
 def fused_hits(c: Components, collection: str, opts: Options, q: str) -> list[Hit]:
     dense = [dense_hits(c, collection, opts, q)]
-    lexical, _ = bm25_search(c.bm25(collection), c.tokenizer, [q], NO_FILTERS, limit=opts.candidates)
+    lexical = [lexical_hits(c, collection, opts, q)]
     weights = {"dense": opts.dense_weight, "bm25": opts.bm25_weight}
     return fusion.fuse(dense, lexical, k=opts.rrf_k, weights=weights, method=opts.fusion)
 

@@ -83,7 +83,7 @@ def read_source() -> Source:
     """Every chunk of the configured store, with its vector and its BM25 tokens."""
     from components.factory import Components
     from components.settings import Settings
-    from components.stores.bm25 import search_text
+    from components.stores.lexical import search_text
 
     c = Components(Settings())
     index = c.index()

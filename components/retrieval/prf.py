@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from components.stores.bm25 import BM25Index, search_text
+from components.stores.bm25 import BM25Index
+from components.stores.lexical import search_text
 
 log = logging.getLogger(__name__)
 

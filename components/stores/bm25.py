@@ -26,23 +26,13 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from components.ingestion.documents import heading
+from components.stores.lexical import search_text
 from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 5  # 4: aliases in the indexed text; 5: a header pickled ahead of the index
-
-
-def search_text(payload: dict[str, Any]) -> str:
-    """The text BM25 indexes for a stored chunk: the same heading line as the embedder saw, and the body."""
-    head = heading(
-        str(payload.get("title") or ""),
-        list(payload.get("aliases") or []),
-        list(payload.get("section_hierarchy") or []),
-    )
-    return f"{head}\n{payload.get('text') or ''}" if head else str(payload.get("text") or "")
 
 
 @dataclass

@@ -121,8 +121,9 @@ class EdgeClient:
             name: models.VectorParams(size=int(p["size"]), distance=models.Distance(p["distance"]))
             for name, p in meta["_vectors"].items()
         }
+        sparse = {name: models.SparseVectorParams(modifier=models.Modifier.IDF) for name in meta.get("_sparse", [])}
         config = models.CollectionConfig.model_construct(
-            params=models.CollectionParams(vectors=vectors),
+            params=models.CollectionParams(vectors=vectors, sparse_vectors=sparse or None),
             metadata={k: v for k, v in meta.items() if not k.startswith("_")},
         )
         return models.CollectionInfo.model_construct(
@@ -142,9 +143,10 @@ class EdgeClient:
         collection_name: str,
         vectors_config: dict[str, models.VectorParams],
         metadata: dict[str, Any] | None = None,
+        sparse_vectors_config: dict[str, models.SparseVectorParams] | None = None,
         **_server_only: Any,
     ) -> bool:
-        """A new shard with these dense vectors; ``**_server_only`` (shards, replicas) means nothing here."""
+        """A new shard with these dense and sparse vectors; ``**_server_only`` (shards, replicas) means nothing here."""
         with self._guard:
             folder = self.root / collection_name
             if folder.exists():  # a creation that crashed before its metadata was written
@@ -154,11 +156,22 @@ class EdgeClient:
                     name: qe.EdgeVectorParams(size=p.size, distance=_DISTANCE[p.distance])
                     for name, p in vectors_config.items()
                 },
+                sparse_vectors={name: _sparse_params(p) for name, p in (sparse_vectors_config or {}).items()},
             )
             self._shards[collection_name] = qe.EdgeShard.create(str(folder), config)
             spec = {name: {"size": p.size, "distance": p.distance.value} for name, p in vectors_config.items()}
-            self._write_meta(collection_name, {**(metadata or {}), "_vectors": spec})
+            sparse = sorted(sparse_vectors_config or {})
+            self._write_meta(collection_name, {**(metadata or {}), "_vectors": spec, "_sparse": sparse})
         return True
+
+    def create_sparse_vector(self, collection_name: str, name: str, params: models.SparseVectorParams) -> None:
+        """Add a sparse vector to an existing collection (its points get theirs by ``update_vectors``)."""
+        with self._guard:
+            p = _sparse_params(params)
+            self._shard(collection_name).update(qe.UpdateOperation.create_sparse_vector(name, modifier=p.modifier))
+            meta = self._read_meta(collection_name)
+            meta["_sparse"] = sorted({*meta.get("_sparse", []), name})
+            self._write_meta(collection_name, meta)
 
     def create_payload_index(self, collection_name: str, field_name: str, field_schema: Any, **_: Any) -> None:
         kind = _SCHEMA[str(getattr(field_schema, "value", field_schema))]
@@ -257,7 +270,7 @@ class EdgeClient:
     def query_points(
         self,
         collection_name: str,
-        query: Sequence[float],
+        query: Sequence[float] | models.SparseVector,
         using: str | None = None,
         query_filter: models.Filter | None = None,
         limit: int = 10,
@@ -271,10 +284,15 @@ class EdgeClient:
         params = None
         if search_params is not None:
             params = qe.SearchParams(hnsw_ef=search_params.hnsw_ef, exact=bool(search_params.exact))
+        target: Any = (
+            qe.SparseVector(indices=list(query.indices), values=list(query.values))
+            if isinstance(query, models.SparseVector)
+            else [float(x) for x in query]
+        )
         request = qe.QueryRequest(
             limit=limit,
             offset=offset,
-            query=qe.Query.Nearest([float(x) for x in query], using=using),
+            query=qe.Query.Nearest(target, using=using),
             filter=edge_filter(query_filter),
             with_payload=_selector(with_payload),
             with_vector=_selector(with_vectors),
@@ -283,7 +301,7 @@ class EdgeClient:
         )
         points = [
             models.ScoredPoint.model_construct(
-                id=str(p.id), version=p.version, score=p.score, payload=p.payload, vector=p.vector
+                id=str(p.id), version=p.version, score=p.score, payload=p.payload, vector=_vectors_back(p.vector)
             )
             for p in self._shard(collection_name).query(request)
         ]
@@ -292,6 +310,11 @@ class EdgeClient:
     # ------------------------------------------------------------------ writes
     def upsert(self, collection_name: str, points: Sequence[models.PointStruct], **_: Any) -> None:
         self._shard(collection_name).update(qe.UpdateOperation.upsert_points([_point(p) for p in points]))
+
+    def update_vectors(self, collection_name: str, points: Sequence[models.PointVectors], **_: Any) -> None:
+        """Set these named vectors of existing points (the others stay)."""
+        vectors = [qe.PointVectors(_id(p.id), _vector(p.vector)) for p in points]
+        self._shard(collection_name).update(qe.UpdateOperation.update_vectors(vectors))
 
     def delete(self, collection_name: str, points_selector: Any, **_: Any) -> None:
         self._shard(collection_name).update(_delete(points_selector))
@@ -345,14 +368,39 @@ def _selector(value: bool | Sequence[str] | None) -> Any:
 
 
 def _point(p: models.PointStruct) -> qe.Point:
-    if not isinstance(p.vector, dict):
+    return qe.Point(id=_id(p.id), vector=_vector(p.vector), payload=p.payload)
+
+
+def _vector(vector: Any) -> Any:
+    """Named vectors in Edge's types: dense lists as they are, sparse ones as ``qe.SparseVector``."""
+    if not isinstance(vector, dict):
         raise TypeError("points written to the Edge store carry named vectors ({'dense': [...]})")
-    vector: dict[str, Any] = {k: list(v) for k, v in p.vector.items()}  # type: ignore[arg-type]
-    return qe.Point(id=_id(p.id), vector=vector, payload=p.payload)
+    return {
+        k: qe.SparseVector(indices=list(v.indices), values=list(v.values))
+        if isinstance(v, models.SparseVector)
+        else list(v)
+        for k, v in vector.items()
+    }
+
+
+def _sparse_params(p: models.SparseVectorParams) -> qe.EdgeSparseVectorParams:
+    if p.modifier not in (None, models.Modifier.NONE, models.Modifier.IDF):
+        raise TypeError(f"the Edge store has no sparse modifier {p.modifier!r}")
+    return qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf if p.modifier == models.Modifier.IDF else None)
 
 
 def _record(p: Any) -> models.Record:
-    return models.Record.model_construct(id=str(p.id), payload=p.payload, vector=p.vector)
+    return models.Record.model_construct(id=str(p.id), payload=p.payload, vector=_vectors_back(p.vector))
+
+
+def _vectors_back(vector: Any) -> Any:
+    """Edge's named vectors in qdrant-client's types (sparse ones as ``models.SparseVector``)."""
+    if not isinstance(vector, dict):
+        return vector
+    return {
+        k: models.SparseVector(indices=list(v.indices), values=list(v.values)) if isinstance(v, qe.SparseVector) else v
+        for k, v in vector.items()
+    }
 
 
 def _delete(selector: Any) -> qe.UpdateOperation:

@@ -3,7 +3,8 @@
 Earlier versions kept the embedded store in local mode's files (``QDRANT_PATH/collection/``).
 The Edge store lives beside them (``QDRANT_PATH/edge/``), so both can be open at once and the
 copy moves every point as it is: vectors, payloads, ids and the collection's metadata,
-version included (the BM25 cache stays valid). Nothing is embedded again.
+version included. Nothing is embedded again; a chunk collection's BM25 term weights are
+computed from its stored texts (components/stores/lexical.py).
 
 A collection is copied under a staging name and renamed when complete, so an interrupted
 migration leaves no half-copied collection behind; running it again starts that collection over.
@@ -23,7 +24,9 @@ from typing import Any
 from qdrant_client import models
 
 from components.stores.edge import EdgeClient
+from components.stores.lexical import LexicalIndex
 from components.stores.qdrant import INDEXED, QdrantIndex
+from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +35,8 @@ BATCH = 512
 STAGING = "__migrating"
 """Suffix of a collection being copied (not a valid name for `rag ingest`'s collections to clash with)."""
 
+COMPANION = "__"
+"""What a companion collection's name holds (``<collection>__sentences``, ``__examples``): no BM25 side."""
 Progress = Callable[[str, int, int], None]
 """(collection, points copied, points in it)."""
 
@@ -79,7 +84,10 @@ def _copy(local: Any, edge: EdgeClient, name: str, progress: Progress | None) ->
     total = int(local.count(name, exact=True).count)
     staging = name + STAGING
     edge.delete_collection(staging)  # what an interrupted run left
-    edge.create_collection(staging, vectors_config=vectors, metadata=dict(info.config.metadata or {}))
+    sparse = dict(info.config.params.sparse_vectors or {})
+    edge.create_collection(
+        staging, vectors_config=vectors, sparse_vectors_config=sparse, metadata=dict(info.config.metadata or {})
+    )
     for field, kind in INDEXED.items():
         edge.create_payload_index(staging, field, field_schema=kind)
     done, offset = 0, None
@@ -97,6 +105,8 @@ def _copy(local: Any, edge: EdgeClient, name: str, progress: Progress | None) ->
                 progress(name, done, total)
         if offset is None:
             break
+    if COMPANION not in name and not sparse:  # a chunk collection without BM25's term weights: add them
+        LexicalIndex(QdrantIndex(collection=staging, path=edge.root.parent, client=edge), Tokenizer()).backfill()
     edge.optimize(staging)
     edge.rename_collection(staging, name)
     seconds = time.perf_counter() - t0

@@ -192,7 +192,7 @@ class QdrantIndex:
         path: Path | None = None,
         api_key: str | None = None,
         timeout: float = 5.0,
-        client: QdrantClient | None = None,
+        client: QdrantClient | EdgeClient | None = None,
         server: ServerOptions | None = None,
         engine: Engine = "edge",
     ) -> None:
@@ -304,8 +304,11 @@ class QdrantIndex:
         info = self._call("get_collection", self.client.get_collection, self.collection)
         return dict(info.config.metadata or {})
 
-    def ensure(self, *, embedding_model: str, dim: int) -> dict[str, Any]:
-        """Create the collection for this model, or check that the existing one matches it."""
+    def ensure(self, *, embedding_model: str, dim: int, sparse: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Create the collection for this model, or check that the existing one matches it.
+
+        ``sparse``: the sparse vectors a new collection declares (``lexical.sparse_config()`` for
+        chunks); an existing collection keeps what it has."""
         if not self.exists():
             meta = {"embedding_model": embedding_model, "dim": dim, "version": 0, "created_at": _now(), "schema": 1}
             self._call(
@@ -316,6 +319,7 @@ class QdrantIndex:
                 # make qdrant-client local mode re-normalise all stored vectors on every query
                 # (~100 ms per query at 100k chunks, against ~8 ms for DOT); a server ranks the same
                 vectors_config={DENSE: models.VectorParams(size=dim, distance=DISTANCE)},
+                **({"sparse_vectors_config": sparse} if sparse else {}),
                 metadata=meta,
                 # a server spreads the collection as configured; local mode has no shards to set
                 **(
@@ -372,6 +376,11 @@ class QdrantIndex:
         """Set these fields of the collection's metadata (others stay)."""
         self._call("update_collection", self.client.update_collection, self.collection, metadata=fields)
 
+    def sparse_vectors(self) -> set[str]:
+        """Names of the collection's sparse vectors."""
+        info = self._call("get_collection", self.client.get_collection, self.collection)
+        return set(info.config.params.sparse_vectors or {})
+
     def drop(self) -> None:
         self._call("delete_collection", self.client.delete_collection, self.collection)
 
@@ -386,7 +395,12 @@ class QdrantIndex:
         return int(self._call("count", self.client.count, self.collection, exact=True).count)
 
     def scroll(
-        self, *, fields: Sequence[str] | bool = True, batch: int = 2048, scroll_filter: models.Filter | None = None
+        self,
+        *,
+        fields: Sequence[str] | bool = True,
+        batch: int = 2048,
+        scroll_filter: models.Filter | None = None,
+        vectors: Sequence[str] | bool = False,
     ) -> Iterator[models.Record]:
         offset: Any = None
         while True:
@@ -398,7 +412,7 @@ class QdrantIndex:
                 limit=batch,
                 offset=offset,
                 with_payload=fields if fields is not True else True,
-                with_vectors=False,
+                with_vectors=vectors,
             )
             yield from points
             if offset is None:
@@ -437,25 +451,35 @@ class QdrantIndex:
         return out
 
     # ------------------------------------------------------------------ writes
-    def write(self, items: Sequence[tuple[str, list[dict[str, Any]], Sequence[Sequence[float]]]]) -> None:
+    def write(
+        self,
+        items: Sequence[tuple[str, list[dict[str, Any]], Sequence[Sequence[float]]]],
+        *,
+        sparse: tuple[str, Sequence[Sequence[models.SparseVector]]] | None = None,
+    ) -> None:
         """Write several documents in one request: each one's new chunks, then its leftovers out.
 
-        ``items`` holds (doc_id, chunk payloads, vectors) per document. Upserting onto
+        ``items`` holds (doc_id, chunk payloads, vectors) per document; ``sparse`` a sparse
+        vector's name and, per document, each chunk's sparse vector. Upserting onto
         deterministic ids overwrites a changed document in place, and the delete that follows
         in the same request removes the chunks past its new end, so a reader never sees the
         document missing and never sees it twice.
         """
         ops: list[Any] = []
         deletes: list[Any] = []
-        for doc_id, payloads, vectors in items:
+        for n, (doc_id, payloads, vectors) in enumerate(items):
             if not payloads:
                 continue
             # unit length, so that the collection's dot product is the cosine (see ensure)
             unit = np.asarray(vectors, dtype=np.float64)
             unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
+            named: list[dict[str, Any]] = [{DENSE: v.tolist()} for v in unit]
+            if sparse is not None:
+                for vec, sv in zip(named, sparse[1][n], strict=True):
+                    vec[sparse[0]] = sv
             points = [
-                models.PointStruct(id=point_id(doc_id, int(pl["chunk_index"])), vector={DENSE: v.tolist()}, payload=pl)
-                for pl, v in zip(payloads, unit, strict=True)
+                models.PointStruct(id=point_id(doc_id, int(pl["chunk_index"])), vector=vec, payload=pl)
+                for pl, vec in zip(payloads, named, strict=True)
             ]
             ops.append(models.UpsertOperation(upsert=models.PointsList(points=points)))
             deletes.append(
@@ -565,6 +589,32 @@ class QdrantIndex:
             search_params=None if self.engine == "local" and self.is_local else self._search_params(limit),
         )
         return list(res.points)
+
+    def search_sparse(
+        self, name: str, vector: models.SparseVector, *, limit: int = 10, query_filter: models.Filter | None = None
+    ) -> list[models.ScoredPoint]:
+        """Points by the dot product of their sparse vector ``name`` with ``vector`` (the engine
+        applies the collection's modifier, e.g. IDF), payloads included; none for an empty vector."""
+        if not vector.indices:
+            return []
+        res = self._call(
+            "query_points",
+            self.client.query_points,
+            self.collection,
+            query=vector,
+            using=name,
+            limit=limit,
+            query_filter=query_filter,
+            with_payload=True,
+            with_vectors=False,
+        )
+        return list(res.points)
+
+    def set_vectors(self, name: str, vectors: dict[str, Any]) -> None:
+        """Set the named vector of existing points (point id -> vector), in one request."""
+        points = [models.PointVectors(id=i, vector={name: v}) for i, v in vectors.items()]
+        if points:
+            self._call("update_vectors", self.client.update_vectors, self.collection, points=points, wait=True)
 
     @staticmethod
     def _search_params(limit: int) -> models.SearchParams:

@@ -1,4 +1,4 @@
-"""Write the batch to Qdrant (one request) and bump the collection version."""
+"""Write the batch to Qdrant (one request: vectors, BM25 term weights, payloads) and bump the collection version."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.stores.lexical import LexicalIndex, sparse_config
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
 
@@ -22,8 +23,10 @@ def make(c: Components) -> Node:
         def work() -> int:
             dims = {len(v[0]) for v in vectors if v}
             dim = dims.pop() if dims else embedder.dim
-            index.ensure(embedding_model=embedder.model_id, dim=dim)
-            index.write([(r["doc_id"], r["payloads"], v) for r, v in zip(batch, vectors, strict=True)])
+            # a new collection keeps BM25's term weights beside the vectors (components/stores/lexical.py)
+            index.ensure(embedding_model=embedder.model_id, dim=dim, sparse=sparse_config())
+            weights = LexicalIndex(index, c.tokenizer).weights([r["payloads"] for r in batch])
+            index.write([(r["doc_id"], r["payloads"], v) for r, v in zip(batch, vectors, strict=True)], sparse=weights)
             return index.bump_version()
 
         version = await asyncio.to_thread(work)

@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.retrieval.lexical import bm25_search
+from components.retrieval.lexical import bm25_search, engine_search
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import run_filters
@@ -26,11 +26,23 @@ def make(c: Components) -> Node:
             return {"bm25_hits": []}
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
+        queries = list(state.get("queries") or [])
+        lexical = await asyncio.to_thread(c.lexical, ctx.collection or None)
+        if lexical is not None:  # the store keeps the weights: BM25 and its filters run in the engine
+            hits, timings = await asyncio.wait_for(
+                asyncio.to_thread(engine_search, lexical, queries, filters, limit=limit),
+                timeout=c.settings.bm25_timeout,
+            )
+            return {
+                "bm25_hits": [[h.to_dict() for h in q] for q in hits],
+                "retrievers": ["bm25"],
+                "timings_ms": timings,
+            }
         bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
         # the timeout covers the search, not loading or rebuilding the index after an ingestion
         # (that runs once per index version, and cutting it would only start it over next time)
         hits, timings = await asyncio.wait_for(
-            asyncio.to_thread(bm25_search, bm25, c.tokenizer, list(state.get("queries") or []), filters, limit=limit),
+            asyncio.to_thread(bm25_search, bm25, c.tokenizer, queries, filters, limit=limit),
             timeout=c.settings.bm25_timeout,
         )
         out: dict[str, Any] = {

@@ -7,10 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from components.retrieval.filters import SearchFilters
+from components.retrieval.lexical import engine_search
 from components.stores.edge import EdgeClient, edge_root
+from components.stores.lexical import LexicalIndex
 from components.stores.migrate import STAGING, migrate
+from components.stores.qdrant import QdrantIndex
+from components.text.tokenizer import Tokenizer
 from tests.integration.test_cli_ask import rag as run_rag
 from tests.integration.test_cli_ingest import write_corpus
 
@@ -52,14 +58,20 @@ def test_the_old_store_is_named_then_migrated_and_searched_as_before(old_store: 
     assert all(c["already_there"] for c in again["collections"])
 
 
-def test_an_interrupted_migration_leaves_no_half_collection_and_the_next_run_completes(
-    old_store: Any, tmp_path: Path
-) -> None:
-    import shutil
-
-    home, _ = old_store
+def test_an_interrupted_migration_leaves_no_half_collection_and_the_next_run_completes(tmp_path: Path) -> None:
+    """A store as an earlier version wrote it (no BM25 weights in it): copied, then given its weights."""
     store = tmp_path / "qdrant"
-    shutil.copytree(home / "qdrant", store, ignore=shutil.ignore_patterns("edge", ".lock", ".rag-holder.json"))
+    old = QdrantIndex(collection="rag", path=store, engine="local")
+    old.ensure(embedding_model="m", dim=4)
+    rng = np.random.default_rng(0)
+    texts = [f"note {i} about {'miso soup' if i % 3 == 0 else 'trade fairs'}" for i in range(30)]
+    old.write(
+        [
+            (f"d{i}", [{"doc_id": f"d{i}", "chunk_index": 0, "total_chunks": 1, "text": t}], rng.normal(size=(1, 4)))
+            for i, t in enumerate(texts)
+        ]
+    )
+    old.close()
 
     def stop(name: str, done: int, total: int) -> None:
         if done:
@@ -70,9 +82,12 @@ def test_an_interrupted_migration_leaves_no_half_collection_and_the_next_run_com
     client = EdgeClient(edge_root(store))
     assert not client.collection_exists("rag") and client.collection_exists("rag" + STAGING)
     client.close()
-    copied = {c.collection: c for c in migrate(store)}
-    assert copied["rag"].points >= 24 and not copied["rag"].skipped
-    client = EdgeClient(edge_root(store))
-    assert sorted(p.stem for p in edge_root(store).glob("*.json")) == ["rag", "rag__sentences"]
-    assert client.count("rag").count == copied["rag"].points
-    client.close()
+    (copied,) = migrate(store)
+    assert (copied.collection, copied.points, copied.skipped) == ("rag", 30, False)
+    assert sorted(p.stem for p in edge_root(store).glob("*.json")) == ["rag"]
+    index = QdrantIndex(collection="rag", path=store)
+    lexical = LexicalIndex(index, Tokenizer())
+    assert lexical.params() is not None  # BM25 now runs in the store
+    hits, _ = engine_search(lexical, ["miso soup"], SearchFilters(), limit=10)
+    assert {h.payload["doc_id"] for h in hits[0]} == {f"d{i}" for i in range(0, 30, 3)}
+    index.close()

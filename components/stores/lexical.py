@@ -1,0 +1,180 @@
+"""BM25 inside the store: each chunk's term weights as a sparse vector, the IDF applied by the engine.
+
+A chunk's vector holds, for each of its terms (our Japanese/English tokenizer's tokens), BM25's
+saturated term frequency ``tf·(k1+1) / (tf + k1·(1 − b + b·len/avgdl))``; the collection's
+sparse vector is declared with the IDF modifier, so the engine multiplies by each term's IDF over
+the live collection at query time. A query's vector holds each term's count (BM25 sums over the
+query's terms). Writing a chunk therefore costs that chunk only, and filters apply inside the
+engine, where the in-memory index had to be rebuilt whole after every write
+(docs/decisions/0016-embedded-engine-candidate.md: nDCG@10 within 0.0004 of rank-bm25's Okapi
+statistics on SciFact train, 0.0001 on JSQuAD test).
+
+``avgdl`` is the collection's average chunk length when it was first written, kept in its
+metadata: a corpus that later drifts far from it would want the weights rewritten (a pass over
+the sparse vectors, not a re-tokenization of anything but the texts).
+
+Terms become dimensions by a stable 31-bit hash: no vocabulary to keep in step between
+processes; two terms sharing a dimension (about one pair per ten thousand at 100k distinct terms)
+only blur their two weights.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from qdrant_client import models
+
+from components.ingestion.documents import heading
+from components.stores.qdrant import QdrantIndex
+from components.text.tokenizer import Tokenizer
+
+log = logging.getLogger(__name__)
+
+SPARSE = "bm25"
+"""Name of each point's sparse vector."""
+K1 = 1.5
+B = 0.75
+META_KEY = "lexical"
+"""Collection metadata key of the parameters the stored weights were computed with."""
+
+
+def search_text(payload: dict[str, Any]) -> str:
+    """The text BM25 indexes for a stored chunk: the same heading line as the embedder saw, and the body."""
+    head = heading(
+        str(payload.get("title") or ""),
+        list(payload.get("aliases") or []),
+        list(payload.get("section_hierarchy") or []),
+    )
+    return f"{head}\n{payload.get('text') or ''}" if head else str(payload.get("text") or "")
+
+
+@dataclass(frozen=True)
+class LexicalParams:
+    """What a collection's stored term weights depend on; a query must use the same tokenizer."""
+
+    avgdl: float
+    tokenizer: str
+    k1: float = K1
+    b: float = B
+
+    def to_meta(self) -> dict[str, Any]:
+        return {"avgdl": self.avgdl, "tokenizer": self.tokenizer, "k1": self.k1, "b": self.b}
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any]) -> LexicalParams | None:
+        raw = meta.get(META_KEY)
+        if not isinstance(raw, dict) or not raw.get("avgdl"):
+            return None
+        return cls(float(raw["avgdl"]), str(raw.get("tokenizer", "")), float(raw.get("k1", K1)), float(raw.get("b", B)))
+
+
+def term_key(token: str) -> int:
+    """A token's dimension (stable across processes and machines, unlike ``hash``)."""
+    return zlib.crc32(token.encode("utf-8")) & 0x7FFFFFFF
+
+
+def document_vector(tokens: Sequence[str], params: LexicalParams) -> models.SparseVector:
+    """A chunk's BM25 term weights, without the IDF (the engine's)."""
+    tf = Counter(term_key(t) for t in tokens)
+    norm = params.k1 * (1.0 - params.b + params.b * len(tokens) / params.avgdl)
+    keys = sorted(tf)
+    return models.SparseVector(indices=keys, values=[tf[k] * (params.k1 + 1.0) / (tf[k] + norm) for k in keys])
+
+
+def query_vector(tokens: Sequence[str]) -> models.SparseVector:
+    """A query: each term with how often the query holds it."""
+    counts = Counter(term_key(t) for t in tokens)
+    keys = sorted(counts)
+    return models.SparseVector(indices=keys, values=[float(counts[k]) for k in keys])
+
+
+def sparse_config() -> dict[str, models.SparseVectorParams]:
+    """The collection's sparse vector: IDF over the live collection, computed by the engine."""
+    return {SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)}
+
+
+Progress = Callable[[int, int], None]
+"""(chunks weighted, chunks in all)."""
+
+
+class LexicalIndex:
+    """The BM25 side of a chunk collection, kept in the store: weights written with the chunks, searched there.
+
+    A collection made before this (or on a server by an earlier version) has no sparse vector:
+    ``params`` is then None and lexical retrieval stays with the in-memory ``BM25Index``;
+    ``backfill`` gives an embedded collection its weights from the stored texts.
+    """
+
+    def __init__(self, index: QdrantIndex, tokenizer: Tokenizer) -> None:
+        self.index = index
+        self.tokenizer = tokenizer
+
+    def params(self, meta: dict[str, Any] | None = None) -> LexicalParams | None:
+        """The parameters of the stored weights when queries can use them (same tokenizer), else None."""
+        meta = self.index.metadata() if meta is None else meta
+        params = LexicalParams.from_meta(meta)
+        if params is None:
+            return None
+        if params.tokenizer != self.tokenizer.signature:
+            log.warning(
+                "lexical weights of %s were made with tokenizer %s, not %s: using the in-memory BM25 index",
+                self.index.collection,
+                params.tokenizer,
+                self.tokenizer.signature,
+            )
+            return None
+        return params
+
+    def weights(
+        self, documents: Sequence[Sequence[dict[str, Any]]]
+    ) -> tuple[str, list[list[models.SparseVector]]] | None:
+        """Each chunk's term weights, per document, for ``QdrantIndex.write``; None when the
+        collection keeps none (a server collection made before them). The first write fixes the
+        collection's average chunk length; an embedded collection without weights (made by an
+        earlier version, or a backfill that stopped) is backfilled first."""
+        params = LexicalParams.from_meta(self.index.metadata())
+        if params is None and self.index.count() > 0:
+            if not self.index.is_edge:
+                return None
+            log.info("%s: computing the stored chunks' lexical weights once", self.index.collection)
+            self.backfill()
+            params = LexicalParams.from_meta(self.index.metadata())
+        elif SPARSE not in self.index.sparse_vectors():
+            return None
+        tokens = [[self.tokenizer(search_text(pl)) for pl in payloads] for payloads in documents]
+        if params is None:
+            lengths = [len(t) for doc in tokens for t in doc]
+            params = LexicalParams(max(1.0, sum(lengths) / max(1, len(lengths))), self.tokenizer.signature)
+            self.index.update_metadata(**{META_KEY: params.to_meta()})
+        return SPARSE, [[document_vector(t, params) for t in doc] for doc in tokens]
+
+    def search(
+        self, query_tokens: Sequence[str], *, limit: int, query_filter: models.Filter | None = None
+    ) -> list[Any]:
+        return self.index.search_sparse(SPARSE, query_vector(query_tokens), limit=limit, query_filter=query_filter)
+
+    def backfill(self, *, progress: Progress | None = None, batch: int = 512) -> int:
+        """Give every stored chunk its weights (the embedded store only); how many were weighted."""
+        client = self.index.client
+        if not hasattr(client, "create_sparse_vector"):
+            raise ValueError("only the embedded store can add a sparse vector to an existing collection")
+        texts: dict[str, list[str]] = {}
+        for p in self.index.scroll(fields=True):
+            texts[str(p.id)] = self.tokenizer(search_text(dict(p.payload or {})))
+        lengths = [len(t) for t in texts.values()]
+        params = LexicalParams(max(1.0, sum(lengths) / max(1, len(lengths))), self.tokenizer.signature)
+        if SPARSE not in self.index.sparse_vectors():
+            client.create_sparse_vector(self.index.collection, SPARSE, sparse_config()[SPARSE])
+        ids = list(texts)
+        for start in range(0, len(ids), batch):
+            part = ids[start : start + batch]
+            self.index.set_vectors(SPARSE, {i: document_vector(texts[i], params) for i in part})
+            if progress is not None:
+                progress(min(start + batch, len(ids)), len(ids))
+        self.index.update_metadata(**{META_KEY: params.to_meta()})
+        return len(ids)
