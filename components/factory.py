@@ -133,7 +133,9 @@ class Components:
         lex = LexicalIndex(self.index(collection), self.tokenizer)
         try:
             return lex if lex.params() is not None else None
-        except CollectionNotFound:
+        except (CollectionNotFound, ServiceUnavailable):
+            # a missing collection is reported by the search itself; a store that does not answer
+            # leaves the in-memory index, which may still answer from its cache (marked stale)
             return None
 
     def payload_mirror(self, collection: str | None = None) -> BM25Index | None:

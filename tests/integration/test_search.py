@@ -224,14 +224,18 @@ def test_slow_bm25_search_is_cut_at_its_timeout(indexed: Any, monkeypatch: pytes
     c, _ = indexed
     fast = Components(c.settings.model_copy(update={"bm25_timeout": 0.3}), embedder=c.embedder)
     fast._indexes, fast._bm25 = c._indexes, c._bm25  # same store and caches, shorter timeout
-    original = retrieve_bm25.bm25_search
     release = threading.Event()
 
-    def slow(*args: Any, **kwargs: Any) -> Any:
-        release.wait(30)
-        return original(*args, **kwargs)
+    def slowed(original: Any) -> Any:
+        def slow(*args: Any, **kwargs: Any) -> Any:
+            release.wait(30)
+            return original(*args, **kwargs)
 
-    monkeypatch.setattr(retrieve_bm25, "bm25_search", slow)
+        return slow
+
+    # both lexical paths: the store's BM25 and the in-memory index (a collection without weights)
+    monkeypatch.setattr(retrieve_bm25, "bm25_search", slowed(retrieve_bm25.bm25_search))
+    monkeypatch.setattr(retrieve_bm25, "engine_search", slowed(retrieve_bm25.engine_search))
     try:
         out = asyncio.run(
             build_rag_graph(fast).ainvoke({"mode": "search", "question": "monstera watering", "top_k": 3})
@@ -244,13 +248,18 @@ def test_slow_bm25_search_is_cut_at_its_timeout(indexed: Any, monkeypatch: pytes
     assert out["results"] and all(set(r["ranks"]) == {"dense"} for r in out["results"])
 
 
-def test_bm25_failure_falls_back_to_dense(indexed: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("path", ["store", "in-memory"])
+def test_bm25_failure_falls_back_to_dense(indexed: Any, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
     c, _ = indexed
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("bm25 cache corrupt")
 
-    monkeypatch.setattr(Components, "bm25", broken)
+    if path == "store":  # the store's BM25 side cannot be read
+        monkeypatch.setattr(Components, "lexical", broken)
+    else:  # a collection without weights, whose in-memory index cannot be read
+        monkeypatch.setattr(Components, "lexical", lambda *a, **k: None)
+        monkeypatch.setattr(Components, "bm25", broken)
     out = run(c, question="monstera watering", top_k=3)
     assert out["results"] and all(set(r["ranks"]) == {"dense"} for r in out["results"])
     assert any("dense retrieval only" in w for w in out["warnings"])
