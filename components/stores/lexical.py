@@ -23,13 +23,14 @@ from __future__ import annotations
 import logging
 import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from qdrant_client import models
 
 from components.ingestion.documents import heading
+from components.stores.edge import EdgeClient
 from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
 
@@ -64,6 +65,12 @@ class LexicalParams:
 
     def to_meta(self) -> dict[str, Any]:
         return {"avgdl": self.avgdl, "tokenizer": self.tokenizer, "k1": self.k1, "b": self.b}
+
+    @classmethod
+    def measured(cls, tokens: Iterable[Sequence[str]], tokenizer: str) -> LexicalParams:
+        """Parameters whose average length is that of these chunks' token lists."""
+        lengths = [len(t) for t in tokens]
+        return cls(max(1.0, sum(lengths) / max(1, len(lengths))), tokenizer)
 
     @classmethod
     def from_meta(cls, meta: dict[str, Any]) -> LexicalParams | None:
@@ -114,10 +121,9 @@ class LexicalIndex:
         self.index = index
         self.tokenizer = tokenizer
 
-    def params(self, meta: dict[str, Any] | None = None) -> LexicalParams | None:
+    def params(self) -> LexicalParams | None:
         """The parameters of the stored weights when queries can use them (same tokenizer), else None."""
-        meta = self.index.metadata() if meta is None else meta
-        params = LexicalParams.from_meta(meta)
+        params = LexicalParams.from_meta(self.index.metadata())
         if params is None:
             return None
         if params.tokenizer != self.tokenizer.signature:
@@ -148,8 +154,7 @@ class LexicalIndex:
             return None
         tokens = [[self.tokenizer(search_text(pl)) for pl in payloads] for payloads in documents]
         if params is None:
-            lengths = [len(t) for doc in tokens for t in doc]
-            params = LexicalParams(max(1.0, sum(lengths) / max(1, len(lengths))), self.tokenizer.signature)
+            params = LexicalParams.measured((t for doc in tokens for t in doc), self.tokenizer.signature)
             self.index.update_metadata(**{META_KEY: params.to_meta()})
         return SPARSE, [[document_vector(t, params) for t in doc] for doc in tokens]
 
@@ -161,13 +166,12 @@ class LexicalIndex:
     def backfill(self, *, progress: Progress | None = None, batch: int = 512) -> int:
         """Give every stored chunk its weights (the embedded store only); how many were weighted."""
         client = self.index.client
-        if not hasattr(client, "create_sparse_vector"):
+        if not isinstance(client, EdgeClient):
             raise ValueError("only the embedded store can add a sparse vector to an existing collection")
         texts: dict[str, list[str]] = {}
         for p in self.index.scroll(fields=True):
             texts[str(p.id)] = self.tokenizer(search_text(dict(p.payload or {})))
-        lengths = [len(t) for t in texts.values()]
-        params = LexicalParams(max(1.0, sum(lengths) / max(1, len(lengths))), self.tokenizer.signature)
+        params = LexicalParams.measured(texts.values(), self.tokenizer.signature)
         if SPARSE not in self.index.sparse_vectors():
             client.create_sparse_vector(self.index.collection, SPARSE, sparse_config()[SPARSE])
         ids = list(texts)
