@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -27,30 +28,22 @@ def make(c: Components) -> Node:
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         queries = list(state.get("queries") or [])
+        stale = False
         lexical = await asyncio.to_thread(c.lexical, ctx.collection or None)
         if lexical is not None:  # the store keeps the weights: BM25 and its filters run in the engine
-            hits, timings = await asyncio.wait_for(
-                asyncio.to_thread(engine_search, lexical, queries, filters, limit=limit),
-                timeout=c.settings.bm25_timeout,
-            )
-            return {
-                "bm25_hits": [[h.to_dict() for h in q] for q in hits],
-                "retrievers": ["bm25"],
-                "timings_ms": timings,
-            }
-        bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
-        # the timeout covers the search, not loading or rebuilding the index after an ingestion
-        # (that runs once per index version, and cutting it would only start it over next time)
-        hits, timings = await asyncio.wait_for(
-            asyncio.to_thread(bm25_search, bm25, c.tokenizer, queries, filters, limit=limit),
-            timeout=c.settings.bm25_timeout,
-        )
+            search = partial(engine_search, lexical, queries, filters, limit=limit)
+        else:  # the in-memory index, loaded (or rebuilt after an ingestion) before the timeout starts:
+            # that runs once per index version, and cutting it would only start it over next time
+            bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
+            search = partial(bm25_search, bm25, c.tokenizer, queries, filters, limit=limit)
+            stale = bm25.stale
+        hits, timings = await asyncio.wait_for(asyncio.to_thread(search), timeout=c.settings.bm25_timeout)
         out: dict[str, Any] = {
             "bm25_hits": [[h.to_dict() for h in q] for q in hits],
             "retrievers": ["bm25"],
             "timings_ms": timings,
         }
-        if bm25.stale:
+        if stale:
             out["notes"] = ["The vector store did not answer; BM25 used its cached index, which may be out of date."]
         return out
 
