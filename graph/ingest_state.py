@@ -95,3 +95,8 @@ class IngestContext:
             "embed them per question (about as long again as the chunks' own embedding)."
         },
     )
+
+
+def changed_collection(state: IngestState) -> bool:
+    """Whether the run wrote, pruned or relabelled chunks: what the steps after the writes act on."""
+    return bool(state.get("written_chunks") or state.get("pruned") or state.get("retyped"))

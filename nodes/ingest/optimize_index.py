@@ -17,7 +17,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from graph.ingest_state import IngestContext, IngestState
+from graph.ingest_state import IngestContext, IngestState, changed_collection
 from nodes.types import IngestNode as Node
 
 log = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 def make(c: Components) -> Node:
     async def optimize_index(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-        if state.get("written_chunks") or state.get("pruned") or state.get("retyped"):
+        if changed_collection(state):
             t0 = time.perf_counter()
             try:
                 await asyncio.to_thread(c.index(state.get("collection") or None).optimize)
