@@ -575,20 +575,9 @@ class QdrantIndex:
     def search(
         self, vector: Any, *, limit: int = 10, query_filter: models.Filter | None = None, with_payload: bool = True
     ) -> list[models.ScoredPoint]:
-        res = self._call(
-            "query_points",
-            self.client.query_points,
-            self.collection,
-            query=vector.tolist(),
-            using=DENSE,
-            limit=limit,
-            query_filter=query_filter,
-            with_payload=with_payload,
-            with_vectors=False,
-            # local mode searches exactly (and warns about any search parameter)
-            search_params=None if self.engine == "local" and self.is_local else self._search_params(limit),
-        )
-        return list(res.points)
+        # local mode searches exactly (and warns about any search parameter)
+        params = None if self.engine == "local" and self.is_local else self._search_params(limit)
+        return self._query(vector.tolist(), DENSE, limit, query_filter, with_payload, params)
 
     def search_sparse(
         self, name: str, vector: models.SparseVector, *, limit: int = 10, query_filter: models.Filter | None = None
@@ -597,16 +586,28 @@ class QdrantIndex:
         applies the collection's modifier, e.g. IDF), payloads included; none for an empty vector."""
         if not vector.indices:
             return []
+        return self._query(vector, name, limit, query_filter, True, None)
+
+    def _query(
+        self,
+        query: Any,
+        using: str,
+        limit: int,
+        query_filter: models.Filter | None,
+        with_payload: bool,
+        search_params: models.SearchParams | None,
+    ) -> list[models.ScoredPoint]:
         res = self._call(
             "query_points",
             self.client.query_points,
             self.collection,
-            query=vector,
-            using=name,
+            query=query,
+            using=using,
             limit=limit,
             query_filter=query_filter,
-            with_payload=True,
+            with_payload=with_payload,
             with_vectors=False,
+            search_params=search_params,
         )
         return list(res.points)
 
