@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from components.heuristics.routing import ExemplarRouter
@@ -27,6 +28,7 @@ from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
 from components.stores.cache import CacheBackend
+from components.stores.corpus import Corpus, StoreCorpus, open_store_corpus
 from components.stores.database import sqlalchemy_url
 from components.stores.examples import SUFFIX as EXAMPLES_SUFFIX
 from components.stores.examples import ExampleIndex
@@ -36,6 +38,7 @@ from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.lexical import LexicalIndex
 from components.stores.qdrant import QdrantIndex, ServerOptions
 from components.stores.sentences import SUFFIX, SentenceIndex
+from components.stores.termstats import path_for as terms_path_for
 from components.text.tokenizer import Tokenizer
 
 if TYPE_CHECKING:  # langchain-core costs half a second to import; `rag status` needs no chat model
@@ -73,6 +76,7 @@ class Components:
         self._client: Any = None
         self._indexes: dict[str, QdrantIndex] = {}
         self._bm25: dict[str, BM25Index] = {}
+        self._corpora: dict[str, StoreCorpus] = {}
         self._lock = threading.RLock()
 
     @property
@@ -127,16 +131,45 @@ class Components:
         chunks = self.index(collection)
         return ExampleIndex(self.index(chunks.collection + EXAMPLES_SUFFIX), self.embedder)
 
-    def lexical(self, collection: str | None = None) -> LexicalIndex | None:
+    def lexical(self, collection: str | None = None, *, meta: dict[str, Any] | None = None) -> LexicalIndex | None:
         """The store's own BM25 when the collection keeps its weights (made with this tokenizer), else None:
-        lexical retrieval then uses ``bm25``'s in-memory index."""
+        lexical retrieval then uses ``bm25``'s in-memory index. ``meta``: the collection's metadata
+        when the caller has just read it."""
         lex = LexicalIndex(self.index(collection), self.tokenizer)
         try:
-            return lex if lex.params() is not None else None
+            return lex if lex.params(meta) is not None else None
         except (CollectionNotFound, ServiceUnavailable):
             # a missing collection is reported by the search itself; a store that does not answer
             # leaves the in-memory index, which may still answer from its cache (marked stale)
             return None
+
+    def corpus(self, collection: str | None = None, *, version: int | None = None) -> Corpus:
+        """The collection as a whole, as the query path asks about it (``components.stores.corpus``):
+        read from the store when it keeps its BM25 (nothing rebuilt after a write), else from the
+        in-memory BM25 index. ``version``: the store's version when the caller has just read it."""
+        index = self.index(collection)
+        cached = self._corpora.get(index.collection)
+        if cached is not None and version is not None and cached.version == version:
+            return cached
+        try:
+            meta = index.metadata()
+        except ServiceUnavailable:  # the in-memory index may still answer from its cache (marked stale)
+            return self.bm25(collection)
+        current = int(meta.get("version", 0))
+        if cached is not None and cached.version == current:
+            return cached
+        lexical = self.lexical(collection, meta=meta)
+        if lexical is None:
+            return self.bm25(collection, version=current)
+        with self._lock:
+            corpus = open_store_corpus(lexical, self.terms_path(collection), version=current)
+            self._corpora[index.collection] = corpus
+            return corpus
+
+    def terms_path(self, collection: str | None = None) -> Path:
+        """Where the collection's term statistics are kept (``components.stores.termstats``)."""
+        index = self.index(collection)
+        return terms_path_for(cache_path(self.settings.data_dir, index.collection, index.location))
 
     def payload_mirror(self, collection: str | None = None) -> BM25Index | None:
         """The loaded BM25 index when it holds the embedded store's current payloads, else None.
@@ -264,14 +297,13 @@ class Components:
 
     def known_values(self, collection: str | None = None) -> tuple[set[str], set[str]]:
         """Vault names and tags present in the index (query analysis only trusts these)."""
-        bm = self.bm25(collection)
+        corpus = self.corpus(collection)
         name = collection or self.settings.collection
         cached = self._known.get(name)
-        if cached is not None and cached[0] == (bm.version, bm.size):
+        if cached is not None and cached[0] == (corpus.version, corpus.size):
             return cached[1], cached[2]
-        vaults = {str(p["vault"]) for p in bm.payloads if p.get("vault")}
-        tags = {str(t) for p in bm.payloads for t in (p.get("tags") or [])}
-        self._known[name] = ((bm.version, bm.size), vaults, tags)
+        vaults, tags = set(corpus.values("vault")), set(corpus.values("tags"))
+        self._known[name] = ((corpus.version, corpus.size), vaults, tags)
         return vaults, tags
 
     def close(self) -> None:

@@ -238,7 +238,7 @@ def calibrate_prf() -> dict[str, Any]:
 
         base = {qid: ranking(q) for qid, q in qs}
         t0 = time.perf_counter()
-        prf = {qid: ranking(expand_query(q, bm25=bm, tokenizer=tok).text) for qid, q in qs}
+        prf = {qid: ranking(expand_query(q, corpus=bm, tokenizer=tok).text) for qid, q in qs}
         ms = (time.perf_counter() - t0) * 1000 / len(qs)
         out[name] = {"bm25": evaluate(base, ds.qrels), "bm25+prf": evaluate(prf, ds.qrels), "prf_ms_per_query": ms}
     return out

@@ -24,12 +24,11 @@ from qdrant_client import models
 
 from components.ingestion.chunk_types import ChunkType
 from components.resilience.errors import QueryError
+from components.stores.corpus import ACCESS_KEY, field, field_values
 from components.stores.qdrant import norm_prefix
 
 Predicate = Callable[[dict[str, Any]], bool]
 
-#: payload key of a chunk's access groups (empty or absent: public)
-ACCESS_KEY = "access"
 ACCESS_NOT_A_FILTER = (
     "'access' cannot be filtered on: the access groups a search may see are set by the calling "
     "app (Context.access_groups, or rag --group), never by a query"
@@ -165,24 +164,6 @@ class Condition:
     wanted: tuple[Any, ...] = ()
 
 
-def _get(payload: dict[str, Any], key: str) -> Any:
-    cur: Any = payload
-    for part in key.split("."):
-        if not isinstance(cur, dict):
-            return None
-        cur = cur.get(part)
-    return cur
-
-
-def _values(v: Any) -> list[Any]:
-    return v if isinstance(v, list) else ([] if v is None else [v])
-
-
-def field_values(payload: dict[str, Any], key: str) -> list[Any]:
-    """The values of a (dotted) payload field, a list field's elements one by one; [] when absent."""
-    return _values(_get(payload, key))
-
-
 def _ts(d: date, end: bool = False) -> float:
     dt = datetime(d.year, d.month, d.day, tzinfo=UTC)
     return dt.timestamp() + (86400 - 1e-3 if end else 0.0)
@@ -194,7 +175,7 @@ def _any_of(key: str, values: list[Any], label: str) -> Condition:
     return Condition(
         label,
         models.FieldCondition(key=key, match=match),
-        lambda p: any(x in values for x in _values(_get(p, key))),
+        lambda p: any(x in values for x in field_values(p, key)),
         key=key,
         wanted=tuple(values),
     )
@@ -247,7 +228,7 @@ def _access_condition(groups: tuple[str, ...]) -> Condition:
     return Condition(
         f"access: public or {list(groups)}",
         models.Filter(should=[public, *shared]),
-        lambda p: not p.get(ACCESS_KEY) or any(g in groups for g in _values(p.get(ACCESS_KEY))),
+        lambda p: not p.get(ACCESS_KEY) or any(g in groups for g in field_values(p, ACCESS_KEY)),
     )
 
 
@@ -258,7 +239,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         return Condition(
             f"{key} == {v!r}",
             models.FieldCondition(key=key, match=models.MatchValue(value=v)),
-            lambda p: v in _values(_get(p, key)),
+            lambda p: v in field_values(p, key),
             key=key,
             wanted=(v,),
         )
@@ -267,7 +248,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         return Condition(
             f"{key} in {vs}",
             models.FieldCondition(key=key, match=models.MatchAny(any=vs)),
-            lambda p: any(x in vs for x in _values(_get(p, key))),
+            lambda p: any(x in vs for x in field_values(p, key)),
             key=key,
             wanted=tuple(vs),
         )
@@ -276,7 +257,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         return Condition(
             f"{key} contains {v!r}",
             models.FieldCondition(key=key, match=models.MatchSubstring(substring=v)),
-            lambda p: any(isinstance(x, str) and v in x for x in _values(_get(p, key))),
+            lambda p: any(isinstance(x, str) and v in x for x in field_values(p, key)),
         )
     bounds = {"gte": w.gte, "lte": w.lte, "gt": w.gt, "lt": w.lt}
     label = f"{key} " + " ".join(f"{k} {v}" for k, v in bounds.items() if v is not None)
@@ -285,7 +266,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         qf = models.FieldCondition(key=key, range=models.DatetimeRange(**dt_bounds))
 
         def test_dt(p: dict[str, Any]) -> bool:
-            raw = _get(p, key)
+            raw = field(p, key)
             try:
                 x = _as_dt(raw)
             except (TypeError, ValueError):
@@ -296,7 +277,7 @@ def _field_condition(w: FieldFilter) -> Condition:
     num = {k: float(v) for k, v in bounds.items() if v is not None}
 
     def test_num(p: dict[str, Any]) -> bool:
-        raw = _get(p, key)
+        raw = field(p, key)
         return isinstance(raw, (int, float)) and not isinstance(raw, bool) and _cmp(float(raw), num)
 
     return Condition(label, models.FieldCondition(key=key, range=models.Range(**num)), test_num)

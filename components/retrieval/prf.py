@@ -16,12 +16,10 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from components.stores.bm25 import BM25Index
+from components.stores.corpus import Corpus, Selects
 from components.stores.lexical import search_text
 
 log = logging.getLogger(__name__)
@@ -43,38 +41,38 @@ class Expansion:
 def expand_query(
     question: str,
     *,
-    bm25: BM25Index,
+    corpus: Corpus,
     tokenizer: Callable[[str], list[str]],
     fb_docs: int = 3,
     fb_terms: int = 8,
-    allowed: np.ndarray | None = None,
+    where: Sequence[Selects] = (),
     repeat_question: int = 2,
 ) -> Expansion:
     """The question followed by ``fb_terms`` feedback terms from its top ``fb_docs`` BM25 chunks.
 
     ``repeat_question`` keeps the original terms weighted above the added ones (the RM3
     interpolation with the original query, expressed as repetition because BM25 here weighs
-    query tokens by count); ``allowed`` is the filter mask, so feedback comes only from
+    query tokens by count); ``where`` holds the filter's conditions, so feedback comes only from
     chunks the user's filters admit.
     """
     q_tokens = tokenizer(question)
-    if not q_tokens or bm25.size == 0:
+    if not q_tokens or corpus.size == 0:
         return Expansion(question)
-    hits = bm25.search(q_tokens, limit=fb_docs, allowed=allowed)
+    hits = corpus.top(q_tokens, limit=fb_docs, where=where)
     if not hits:
         return Expansion(question)
-    idf = bm25.idf
+    idf = corpus.idf
     q_set = set(q_tokens)
-    top = max(h.score for h in hits) or 1.0
+    top = max(score for _, score in hits) or 1.0
     weights: dict[str, float] = {}
     surface: dict[str, Counter[str]] = {}
-    for h in hits:
-        text = search_text(bm25.payloads[h.index])
+    for payload, score in hits:
+        text = search_text(payload)
         toks = tokenizer(text)
         if not toks:
             continue
         counts = Counter(toks)
-        doc_weight = h.score / top
+        doc_weight = score / top
         for t, c in counts.items():
             if t in q_set or len(t) < MIN_TERM_CHARS or t.isdigit():
                 continue

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
 from typing import Any
 
-from components.retrieval.filters import Condition, SearchFilters, field_values
-from components.stores.bm25 import BM25Index
+from components.retrieval.filters import Condition, SearchFilters
+from components.stores.corpus import Corpus
 
 
 def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -27,16 +26,12 @@ def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def did_you_mean(cond: Condition, payloads: Sequence[dict[str, Any]]) -> str:
+def did_you_mean(cond: Condition, corpus: Corpus) -> str:
     """ "; did you mean 'rag'?" for a value filter whose values are close to ones the index holds
     (a typo, another case), else the values it does hold when there are few; "" when neither."""
     if not cond.key or not cond.wanted:
         return ""
-    held: dict[str, None] = {}
-    for p in payloads:
-        for v in field_values(p, cond.key):
-            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-                held.setdefault(str(v), None)
+    held = list(corpus.values(cond.key))
     if not held:
         return ""
     folded = {h.casefold(): h for h in held}
@@ -51,16 +46,16 @@ def did_you_mean(cond: Condition, payloads: Sequence[dict[str, Any]]) -> str:
     return ""
 
 
-def explain_empty(bm25: BM25Index, filters: SearchFilters) -> str:
+def explain_empty(corpus: Corpus, filters: SearchFilters) -> str:
     """Name the filter condition that leaves nothing (or say the combination does)."""
-    if bm25.size == 0:
+    if corpus.size == 0:
         return "the collection is empty; run `rag ingest PATH`"
     conds = filters.conditions()
     if not conds:
         return "no chunk matched the query terms or vectors"
     for cond in conds:
-        if not any(cond.test(p) for p in bm25.payloads):
-            return f"no chunk matches the filter {cond.label}" + did_you_mean(cond, bm25.payloads)
+        if not corpus.admits_any([cond]):
+            return f"no chunk matches the filter {cond.label}" + did_you_mean(cond, corpus)
     return "each filter matches something, but together they match nothing: " + " AND ".join(
         cond.label for cond in conds
     )

@@ -17,7 +17,8 @@ import logging
 import os
 import pickle
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from components.stores.corpus import Selects, field_values
 from components.stores.lexical import search_text
 from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
@@ -40,6 +42,11 @@ class BM25Hit:
     point_id: str
     index: int
     score: float
+
+
+def _countable(v: Any) -> bool:
+    """A value a facet counts (as the store's keyword facets do): a non-empty string or a number."""
+    return isinstance(v, (str, int, float)) and not isinstance(v, bool) and v != ""
 
 
 class BM25Index:
@@ -135,6 +142,33 @@ class BM25Index:
             rows = sorted(by_parent.get(pid, []), key=lambda i: int(self.payloads[i].get("chunk_index") or 0))
             out.extend(self.payloads[i] for i in rows)
         return out
+
+    def values(self, key: str) -> dict[str, int]:
+        """Chunks per value of a field (a list field's elements one by one), most first."""
+        counts: Counter[str] = Counter()
+        for p in self.payloads:
+            counts.update(str(v) for v in field_values(p, key) if _countable(v))
+        return dict(sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+
+    def documents(self) -> int:
+        return len(set(self.doc_ids))
+
+    def documents_per_value(self, key: str) -> dict[str, int]:
+        seen: dict[str, set[str]] = {}
+        for p in self.payloads:
+            for v in field_values(p, key):
+                if _countable(v):
+                    seen.setdefault(str(v), set()).add(str(p.get("doc_id")))
+        return dict(sorted(((v, len(d)) for v, d in seen.items()), key=lambda x: (-x[1], x[0])))
+
+    def admits_any(self, where: Sequence[Selects]) -> bool:
+        return any(all(c.test(p) for c in where) for p in self.payloads)
+
+    def top(self, tokens: Sequence[str], *, limit: int, where: Sequence[Selects]) -> list[tuple[dict[str, Any], float]]:
+        allowed = None
+        if where:
+            allowed = np.fromiter((all(c.test(p) for c in where) for p in self.payloads), dtype=bool, count=self.size)
+        return [(self.payloads[h.index], h.score) for h in self.search(list(tokens), limit=limit, allowed=allowed)]
 
     @property
     def idf(self) -> Mapping[str, float]:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from qdrant_client import models
 
 from components.ingestion.documents import heading
@@ -121,9 +122,10 @@ class LexicalIndex:
         self.index = index
         self.tokenizer = tokenizer
 
-    def params(self) -> LexicalParams | None:
-        """The parameters of the stored weights when queries can use them (same tokenizer), else None."""
-        params = LexicalParams.from_meta(self.index.metadata())
+    def params(self, meta: dict[str, Any] | None = None) -> LexicalParams | None:
+        """The parameters of the stored weights when queries can use them (same tokenizer), else None;
+        ``meta``: the collection's metadata when the caller has just read it."""
+        params = LexicalParams.from_meta(self.index.metadata() if meta is None else meta)
         if params is None:
             return None
         if params.tokenizer != self.tokenizer.signature:
@@ -162,6 +164,22 @@ class LexicalIndex:
         self, query_tokens: Sequence[str], *, limit: int, query_filter: models.Filter | None = None
     ) -> list[Any]:
         return self.index.search_sparse(SPARSE, query_vector(query_tokens), limit=limit, query_filter=query_filter)
+
+    def terms(self, doc_ids: Sequence[str] | None = None) -> list[np.ndarray]:
+        """Each stored chunk's term dimensions (of these documents only, when given): what the
+        collection's document frequencies are counted from, without tokenizing any text again."""
+        if doc_ids is not None and not doc_ids:
+            return []
+        where = (
+            None
+            if doc_ids is None
+            else models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
+        )
+        out: list[np.ndarray] = []
+        for r in self.index.scroll(fields=False, vectors=[SPARSE], scroll_filter=where, batch=4096):
+            vec = r.vector.get(SPARSE) if isinstance(r.vector, dict) else None
+            out.append(np.asarray(vec.indices if isinstance(vec, models.SparseVector) else [], dtype=np.int64))
+        return out
 
     def backfill(self, *, progress: Progress | None = None, batch: int = 512) -> int:
         """Give every stored chunk its weights (the embedded store only); how many were weighted."""

@@ -391,8 +391,9 @@ class QdrantIndex:
             self.client.optimize(self.collection)
 
     # ------------------------------------------------------------------ reads
-    def count(self) -> int:
-        return int(self._call("count", self.client.count, self.collection, exact=True).count)
+    def count(self, where: models.Filter | None = None) -> int:
+        """How many points pass ``where`` (all of them without one)."""
+        return int(self._call("count", self.client.count, self.collection, count_filter=where, exact=True).count)
 
     def scroll(
         self,
@@ -417,6 +418,13 @@ class QdrantIndex:
             yield from points
             if offset is None:
                 break
+
+    def facet(self, key: str, *, where: models.Filter | None = None, limit: int = 100_000) -> dict[str, int]:
+        """Points per value of an indexed field (each value of a list field counts), most first."""
+        res = self._call(
+            "facet", self.client.facet, self.collection, key=key, facet_filter=where, limit=limit, exact=True
+        )
+        return {str(h.value): int(h.count) for h in res.hits}
 
     def doc_states(self) -> dict[str, DocState]:
         """Per document: content hash, points holding that hash, expected total."""

@@ -66,8 +66,8 @@ def run_filters(c: Components, state: RAGState, ctx: Context, filters: Any = Non
     """
     parsed = SearchFilters.parse(state.get("search_filters") if filters is None else filters)
     try:
-        restricted = c.bm25(ctx.collection or None).restricted
-    except Exception:  # BM25 unreadable (store down, corrupt cache): the safe answer is "restricted"
+        restricted = c.corpus(ctx.collection or None).restricted
+    except Exception:  # the store unreadable (down, a corrupt cache): the safe answer is "restricted"
         restricted = True
     return parsed.within(ctx.access_groups) if restricted else parsed
 

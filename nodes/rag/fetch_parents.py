@@ -47,8 +47,9 @@ def make(c: Components) -> Node:
                 except ServiceUnavailable as e:
                     log_error("vector_store", "fetch_parents", state, e)
             if payloads is None:
-                # embedded store, or the server is down: the BM25 index holds every chunk's payload
-                payloads = c.bm25(collection).payloads_of_parents(parent_ids)
+                # the embedded store (its payload index, or the in-memory BM25 index's copies), or the
+                # server is down (the in-memory index's cache)
+                payloads = c.corpus(collection).payloads_of_parents(parent_ids)
             scores.update({str(pl.get("chunk_id")): pl.get(SCORE_KEY) for pl in payloads})
             return payloads
 

@@ -107,13 +107,13 @@ def make(c: Components) -> Node:
                 # a timeout: the run's other LLM calls are off (run_budget), so no retry could help
                 log_error("llm", "generate_answer", state, e)
                 notes.append(f"The language model did not answer in time ({e}); answered by extraction.")
-        bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
+        corpus = await asyncio.to_thread(c.corpus, ctx.collection or None)
         ex = await asyncio.to_thread(
             extract_answer,
             raw_words(state, question),
             [p["text"] for p in passages],
             tokenize=c.tokenizer,
-            idf=bm25.idf,
+            idf=corpus.idf,
             language=lang,
             # the query encoder's vectors (what extraction was tuned on): the sentences' were stored
             # at ingestion (components/stores/sentences.py); the rest are embedded now and cached

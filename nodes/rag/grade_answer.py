@@ -49,7 +49,7 @@ def make(c: Components) -> Node:
                 answer,
                 embed=c.embedder.encode_queries,
                 tokenize=c.tokenizer,
-                idf=c.bm25(ctx.collection or None).idf,
+                idf=c.corpus(ctx.collection or None).idf,
                 calibration=c.calibration,
                 threshold=ctx.answer_threshold,
             )

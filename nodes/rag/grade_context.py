@@ -89,7 +89,7 @@ def _calibrated(c: Components, ctx: Context, question: str, results: list[Result
         question_vector=qvec,
         embed=c.embedder.encode_documents,
         tokenize=c.tokenizer,
-        idf=c.bm25(ctx.collection or None).idf,
+        idf=c.corpus(ctx.collection or None).idf,
         calibration=c.calibration,
         threshold=ctx.context_threshold,
     )

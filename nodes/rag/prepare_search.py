@@ -46,13 +46,13 @@ def make(c: Components) -> Node:
             ):
                 raise UnknownDocument(similar_to, index.collection)
             # load what the retrievers read here, where no timeout runs: a fresh process's model,
-            # and the BM25 index their filters consult (run_filters; seconds to load at 10k
-            # chunks), so that a first load does not eat the vector store's timeout
+            # and what their filters consult (run_filters; the in-memory BM25 index takes seconds
+            # to load at 10k chunks), so that a first load does not eat the vector store's timeout
             c.embedder.warm_up()
             try:
-                c.bm25(ctx.collection or None, version=int(meta.get("version", 0)))
+                c.corpus(ctx.collection or None, version=int(meta.get("version", 0)))
             except Exception as e:  # retrieve_bm25 reports it; dense search goes on
-                log.debug("BM25 not loaded ahead of retrieval: %s", e)
+                log.debug("collection statistics not loaded ahead of retrieval: %s", e)
             return meta
 
         notes: list[str] = []

@@ -93,7 +93,7 @@ def finish(
     if not results and candidates == [] and state.get("question"):
         filters = run_filters(c, state, ctx)
         try:
-            notes.append("No results: " + explain_empty(c.bm25(ctx.collection or None), filters) + ".")
+            notes.append("No results: " + explain_empty(c.corpus(ctx.collection or None), filters) + ".")
         except Exception as e:  # explaining is a courtesy; never let it fail the search
             log.warning("could not explain the empty result: %s", e)
             notes.append("No results.")
@@ -135,7 +135,7 @@ def _calibrate(c: Components, ctx: Context, phrasings: list[str], results: list[
     ranker's score stays in ``retriever_scores`` as ``ranker`` and the result's own p(relevant) as
     ``relevance``."""
     try:
-        idf: Mapping[str, float] | None = c.bm25(ctx.collection or None).idf
+        idf: Mapping[str, float] | None = c.corpus(ctx.collection or None).idf
     except Exception as e:  # BM25 unreadable: every term weighs the same, scores stay 0..1
         log.warning("scoring relevance without term weights: %s", e)
         idf = None

@@ -18,7 +18,6 @@ import asyncio
 import logging
 from typing import Any
 
-import numpy as np
 from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
@@ -153,7 +152,7 @@ def _translation_instruction(c: Components, ctx: Context, question: str) -> str:
     Japanese question with an English note, and a translated phrasing can (decision 0015)."""
     other = OTHER_LANGUAGE.get(detect_language(question))
     try:
-        held = c.bm25(ctx.collection or None).languages
+        held = c.corpus(ctx.collection or None).languages
     except Exception:  # the index unreadable: retrieval will say so; the rewrite goes on without
         held = frozenset()
     if other is None or other[0] not in held:
@@ -170,12 +169,9 @@ def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: in
         filters = {k: v for k, v in filters.items() if k not in found}
         out["search_filters"] = filters
         out["notes"] = [f"Retried without the filters read from the question ({', '.join(sorted(found))})."]
-    bm25 = c.bm25(ctx.collection or None)
-    sf = run_filters(c, state, ctx, filters)
-    allowed = None
-    if not sf.is_empty():
-        allowed = np.fromiter((sf.matches(p) for p in bm25.payloads), dtype=bool, count=bm25.size)
-    exp = expand_query(base, bm25=bm25, tokenizer=c.tokenizer, fb_docs=3 + 2 * attempt, allowed=allowed)
+    corpus = c.corpus(ctx.collection or None)
+    where = run_filters(c, state, ctx, filters).conditions()
+    exp = expand_query(base, corpus=corpus, tokenizer=c.tokenizer, fb_docs=3 + 2 * attempt, where=where)
     if exp.terms:
         out.update(queries=[exp.text], dense_queries=[base])
     out["trace"] = {"rewrite_path": "prf", "prf_terms": exp.terms}

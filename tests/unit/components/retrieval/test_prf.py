@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from components.retrieval.filters import SearchFilters
 from components.retrieval.prf import expand_query
 from components.stores.bm25 import BM25Index
 from components.text.tokenizer import Tokenizer
@@ -28,7 +29,7 @@ def index(tok: Tokenizer) -> BM25Index:
 def test_expansion_adds_feedback_terms_and_keeps_the_question() -> None:
     tok = Tokenizer()
     bm = index(tok)
-    ex = expand_query("How do I make miso soup?", bm25=bm, tokenizer=tok, fb_docs=2, fb_terms=5)
+    ex = expand_query("How do I make miso soup?", corpus=bm, tokenizer=tok, fb_docs=2, fb_terms=5)
     assert ex.text.startswith("How do I make miso soup?")
     assert ex.terms and len(ex.terms) <= 5
     assert not {"miso", "soup"} & set(ex.terms)  # question terms are not re-added
@@ -41,22 +42,20 @@ def test_expansion_adds_feedback_terms_and_keeps_the_question() -> None:
 
 def test_japanese_expansion_uses_the_index_tokens() -> None:
     tok = Tokenizer()
-    ex = expand_query("味噌汁の作り方", bm25=index(tok), tokenizer=tok, fb_docs=1, fb_terms=4)
+    ex = expand_query("味噌汁の作り方", corpus=index(tok), tokenizer=tok, fb_docs=1, fb_terms=4)
     assert ex.terms and set(ex.terms) & {"昆布", "かつお節", "だし", "沸騰", "溶き入れる", "味噌"}
 
 
 def test_no_feedback_means_the_question_unchanged() -> None:
     tok = Tokenizer()
     bm = index(tok)
-    assert expand_query("quantum chromodynamics", bm25=bm, tokenizer=tok).text == "quantum chromodynamics"
-    assert expand_query("", bm25=bm, tokenizer=tok).terms == []
+    assert expand_query("quantum chromodynamics", corpus=bm, tokenizer=tok).text == "quantum chromodynamics"
+    assert expand_query("", corpus=bm, tokenizer=tok).terms == []
 
 
-def test_filter_mask_limits_the_feedback_chunks() -> None:
-    import numpy as np
-
+def test_filters_limit_the_feedback_chunks() -> None:
     tok = Tokenizer()
     bm = index(tok)
-    allowed = np.array([False, True, False, False, False, False])
-    ex = expand_query("miso soup", bm25=bm, tokenizer=tok, allowed=allowed, fb_terms=10)
+    where = SearchFilters(doc_ids=["d2"]).conditions()
+    ex = expand_query("miso soup", corpus=bm, tokenizer=tok, where=where, fb_terms=10)
     assert "dissolve" not in ex.terms and "boil" not in ex.terms

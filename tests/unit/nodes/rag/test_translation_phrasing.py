@@ -15,7 +15,7 @@ from nodes.rag.schemas import Rewrite
 
 def components(*languages: str) -> Any:
     held = frozenset(languages)
-    return SimpleNamespace(bm25=lambda name=None: SimpleNamespace(languages=held))
+    return SimpleNamespace(corpus=lambda name=None: SimpleNamespace(languages=held))
 
 
 @pytest.mark.parametrize(

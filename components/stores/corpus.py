@@ -1,0 +1,192 @@
+"""What the query path knows of a collection as a whole, read from the store or from the in-memory index.
+
+Beside ranking, the graph asks a few questions of the whole collection: each term's idf (the
+graders, the extractive answerer, pseudo-relevance feedback), which languages and access groups
+it holds (whether to ask for a translation, whether to add the access condition), the chunks of
+a parent section, the values of a field (query analysis trusts only these; "did you mean"), how
+many documents carry each value (``rag status --facets``), whether a filter admits anything (why
+a search came back empty), and a lexical top-k for feedback terms.
+
+``Corpus`` is that set of questions. A collection whose BM25 lives in the store answers them
+with ``StoreCorpus``: facets, counts and filtered scrolls over the store's payload indexes, and
+the term statistics of ``termstats``, moved along with each write. Nothing is rebuilt after a
+write, whatever the collection's size. A collection without stored term weights (a server
+collection an earlier version made) answers them from ``BM25Index``, the in-memory index
+rebuilt from every payload when the collection changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from qdrant_client import models
+
+from components.resilience.errors import ServiceUnavailable
+from components.stores.lexical import LexicalIndex
+from components.stores.termstats import TermStats
+
+log = logging.getLogger(__name__)
+
+ACCESS_KEY = "access"
+"""Payload key of a chunk's access groups (empty or absent: public)."""
+
+
+def field(payload: dict[str, Any], key: str) -> Any:
+    """A (dotted) payload field's raw value, None when absent: ``metadata.year`` reads a nested field."""
+    cur: Any = payload
+    for part in key.split("."):
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(part)
+    return cur
+
+
+def field_values(payload: dict[str, Any], key: str) -> list[Any]:
+    """The values of a (dotted) payload field, a list field's elements one by one; [] when absent."""
+    cur = field(payload, key)
+    return cur if isinstance(cur, list) else ([] if cur is None else [cur])
+
+
+class Selects(Protocol):
+    """One filter condition in both forms (``components.retrieval.filters.Condition``)."""
+
+    @property
+    def qdrant(self) -> Any: ...
+
+    def test(self, payload: dict[str, Any]) -> bool: ...
+
+
+class Corpus(Protocol):
+    """The questions the query path asks of a whole collection (see the module's docstring)."""
+
+    version: int
+    size: int
+    stale: bool
+
+    @property
+    def idf(self) -> Mapping[str, float]: ...
+
+    @property
+    def languages(self) -> frozenset[str]: ...
+
+    @property
+    def restricted(self) -> bool: ...
+
+    def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]: ...
+
+    def values(self, key: str) -> dict[str, int]:
+        """Chunks per value of a field (a list field's elements one by one)."""
+        ...
+
+    def documents(self) -> int: ...
+
+    def documents_per_value(self, key: str) -> dict[str, int]: ...
+
+    def admits_any(self, where: Sequence[Selects]) -> bool:
+        """Whether any chunk passes every condition."""
+        ...
+
+    def top(self, tokens: Sequence[str], *, limit: int, where: Sequence[Selects]) -> list[tuple[dict[str, Any], float]]:
+        """The best chunks by BM25 for these query tokens among those passing ``where``: (payload, score)."""
+        ...
+
+
+def _all(where: Sequence[Selects]) -> models.Filter | None:
+    return models.Filter(must=[c.qdrant for c in where]) if where else None
+
+
+class StoreCorpus:
+    """``Corpus`` over a collection that keeps its BM25 in the store: every answer read there."""
+
+    stale = False
+
+    def __init__(self, lexical: LexicalIndex, terms: TermStats) -> None:
+        self.lexical = lexical
+        self.index = lexical.index
+        self.version = terms.version
+        self.size = terms.chunks
+        self._idf = terms.idf()
+        self._memo: dict[str, Any] = {}
+
+    @property
+    def idf(self) -> Mapping[str, float]:
+        return self._idf
+
+    @property
+    def languages(self) -> frozenset[str]:
+        if "languages" not in self._memo:
+            self._memo["languages"] = frozenset(self.index.facet("language"))
+        found: frozenset[str] = self._memo["languages"]
+        return found
+
+    @property
+    def restricted(self) -> bool:
+        if "restricted" not in self._memo:
+            shared = models.Filter(must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key=ACCESS_KEY))])
+            self._memo["restricted"] = self.index.count(shared) > 0
+        return bool(self._memo["restricted"])
+
+    def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]:
+        return self.index.chunks_by_parent(list(parent_ids))
+
+    def values(self, key: str) -> dict[str, int]:
+        """Chunks per value; {} for a field the store cannot count (no keyword index on it)."""
+        try:
+            return self.index.facet(key)
+        except ServiceUnavailable:
+            raise
+        except Exception as e:  # an unindexed field: "did you mean" has nothing to offer, nothing fails
+            log.debug("no facet on %s: %s", key, e)
+            return {}
+
+    def documents(self) -> int:
+        """Every stored document has its chunk 0 (a write puts all of a document's chunks at once)."""
+        first = models.FieldCondition(key="chunk_index", match=models.MatchValue(value=0))
+        return self.index.count(models.Filter(must=[first]))
+
+    def documents_per_value(self, key: str) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for value in self.values(key):
+            only = models.Filter(must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))])
+            counts[value] = len(self.index.facet("doc_id", where=only))
+        return dict(sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+
+    def admits_any(self, where: Sequence[Selects]) -> bool:
+        return self.index.count(_all(where)) > 0
+
+    def top(self, tokens: Sequence[str], *, limit: int, where: Sequence[Selects]) -> list[tuple[dict[str, Any], float]]:
+        hits = self.lexical.search(tokens, limit=limit, query_filter=_all(where))
+        return [(dict(h.payload or {}), float(h.score)) for h in hits]
+
+
+def open_store_corpus(lexical: LexicalIndex, path: Path, *, version: int) -> StoreCorpus:
+    """The collection at ``version``, its term statistics from ``path`` when they describe it, else
+    counted from the stored vectors and saved there."""
+    terms = TermStats.load(path)
+    signature = lexical.tokenizer.signature
+    current = terms is not None and terms.version == version and terms.tokenizer == signature
+    # a write that stopped between its points and its version leaves the count off: count again
+    if terms is None or not current or terms.chunks != lexical.index.count():
+        terms = TermStats.of(lexical.terms(), version=version, tokenizer=signature)
+        terms.save(path)
+        log.info("term statistics of %s v%d counted: %d chunks", lexical.index.collection, version, terms.chunks)
+    return StoreCorpus(lexical, terms)
+
+
+def record_write(path: Path, *, removed: Sequence[Any], added: Sequence[Any], version: int) -> bool:
+    """Move the saved term statistics along a write that took the collection to ``version``;
+    ``removed``: the term dimensions of the chunks it replaced or deleted, ``added``: of those it
+    wrote. Statistics of another version than the one before are left for the next read to count
+    again (another process wrote in between, or none were saved). Whether they were moved."""
+    terms = TermStats.load(path)
+    if terms is None or terms.version != version - 1:
+        return False
+    try:
+        terms.moved(removed=removed, added=added, version=version).save(path)
+    except OSError as e:  # the write itself is done: the next read counts the statistics again
+        log.warning("term statistics not moved along the write (%s); they are counted again on next use", e)
+        return False
+    return True

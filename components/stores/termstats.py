@@ -1,0 +1,159 @@
+"""Document frequencies of a lexical collection's terms: the idf the graders weigh question terms by.
+
+The engine applies its own IDF to lexical search but does not expose the frequencies, and the
+graders, the extractive answerer and pseudo-relevance feedback need a term's idf by name. The
+table here holds, per term dimension (``lexical.term_key``), how many chunks contain it, and the
+number of chunks. It is read from the stored sparse vectors once (0.5 s at 12.5k chunks: no text
+is tokenized again), saved under ``DATA_DIR`` with the collection version it describes, and
+then moved along with each write: a write adds its chunks' terms and takes away those of the
+chunks it replaces or deletes, so that a 10-document change costs those documents only.
+
+The idf is rank-bm25's Okapi formula over these counts, ``ln((N − n + 0.5) / (n + 0.5))`` with
+terms in more than half the chunks floored to a quarter of the mean idf, so the graders'
+calibrated thresholds hold whichever side supplies it (``BM25Index.idf`` is the same formula).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence, ValuesView
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from components.stores.lexical import term_key
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+EPSILON = 0.25
+"""rank-bm25's floor for terms in more than half the chunks, as a share of the mean idf."""
+
+Keys = Sequence[int] | np.ndarray
+"""One chunk's term dimensions (a sparse vector's indices, each once)."""
+
+
+def _counts(chunks: Iterable[Keys]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Distinct keys over these chunks, how many chunks hold each, and how many chunks there were."""
+    parts = [np.asarray(k, dtype=np.int64) for k in chunks]
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
+    keys, df = np.unique(np.concatenate(parts), return_counts=True)
+    return keys, df.astype(np.int64), len(parts)
+
+
+@dataclass(frozen=True)
+class TermStats:
+    """Per term dimension (sorted), the number of chunks holding it; ``chunks`` in all; at ``version``."""
+
+    keys: np.ndarray
+    df: np.ndarray
+    chunks: int
+    version: int
+    tokenizer: str
+
+    @classmethod
+    def of(cls, chunks: Iterable[Keys], *, version: int, tokenizer: str) -> TermStats:
+        keys, df, n = _counts(chunks)
+        return cls(keys, df, n, version, tokenizer)
+
+    def moved(self, *, removed: Sequence[Keys], added: Sequence[Keys], version: int) -> TermStats:
+        """The table after a write that replaced or deleted ``removed`` chunks and wrote ``added``."""
+        add_k, add_n, n_add = _counts(added)
+        rem_k, rem_n, n_rem = _counts(removed)
+        keys = np.union1d(np.union1d(self.keys, add_k), rem_k)
+        df = np.zeros(len(keys), np.int64)
+        df[np.searchsorted(keys, self.keys)] += self.df
+        df[np.searchsorted(keys, add_k)] += add_n
+        df[np.searchsorted(keys, rem_k)] -= rem_n
+        keep = df > 0
+        return TermStats(keys[keep], df[keep], self.chunks + n_add - n_rem, version, self.tokenizer)
+
+    def idf(self) -> TermIdf:
+        n = np.asarray(self.df, dtype=np.float64)
+        raw = np.log(self.chunks - n + 0.5) - np.log(n + 0.5) if len(n) else n
+        if len(raw):
+            raw = np.where(raw < 0, EPSILON * float(raw.mean()), raw)
+        return TermIdf(self.keys, raw)
+
+    # ------------------------------------------------------------------ file
+    def save(self, path: Path) -> None:
+        """Write atomically (temp file + rename): a reader never loads half a table."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        header = {"format": FORMAT, "version": self.version, "chunks": self.chunks, "tokenizer": self.tokenizer}
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, keys=self.keys, df=self.df, header=np.array(json.dumps(header)))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: Path) -> TermStats | None:
+        """The saved table, or None when there is none or it is unreadable (it is then rebuilt)."""
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                header = json.loads(str(z["header"]))
+                if header.get("format") != FORMAT:
+                    return None
+                return cls(z["keys"], z["df"], int(header["chunks"]), int(header["version"]), str(header["tokenizer"]))
+        except Exception as e:  # a damaged table is rebuilt from the store, never fatal
+            log.warning("term statistics %s unreadable (%s); rebuilding", path, e)
+            return None
+
+
+class TermIdf(Mapping[str, float]):
+    """A term's idf by name, over a table kept by term dimension (read-only, as ``BM25Index.idf``).
+
+    Terms are stored by their hash, so the names cannot be listed: iterating the keys raises, while
+    lookups, ``len`` and ``values`` (the largest idf stands for a term never seen) work."""
+
+    def __init__(self, keys: np.ndarray, idf: np.ndarray) -> None:
+        self._keys = keys
+        self._idf = idf
+
+    def __getitem__(self, term: str) -> float:
+        k = term_key(term)
+        i = int(np.searchsorted(self._keys, k))
+        if i < len(self._keys) and int(self._keys[i]) == k:
+            return float(self._idf[i])
+        raise KeyError(term)
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self.get(term) is not None
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        raise TypeError("terms are kept by their hash: look a term up by name instead of listing them")
+
+    def values(self) -> ValuesView[float]:
+        return _Values(self._idf)
+
+
+class _Values(ValuesView[float]):
+    def __init__(self, idf: np.ndarray) -> None:
+        self._idf = idf
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self._idf.tolist())
+
+    def __len__(self) -> int:
+        return len(self._idf)
+
+    def __contains__(self, value: object) -> bool:
+        return bool(np.any(self._idf == value))
+
+
+def path_for(bm25_cache: Path) -> Path:
+    """Where a collection's table lives: beside its in-memory BM25 cache (the same key)."""
+    return bm25_cache.with_suffix(".terms.npz")

@@ -1,0 +1,147 @@
+"""The collection as the query path sees it: the store answers what the in-memory index answered,
+and the term statistics moved along writes are those counted afresh."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from components.retrieval.filters import FieldFilter, SearchFilters
+from components.retrieval.results import explain_empty
+from components.stores.bm25 import BM25Index
+from components.stores.corpus import StoreCorpus, open_store_corpus, record_write
+from components.stores.lexical import LexicalIndex, search_text, sparse_config, term_key
+from components.stores.qdrant import QdrantIndex
+from components.stores.termstats import TermStats
+from components.text.tokenizer import Tokenizer
+
+DIM = 4
+NOTES: dict[str, dict[str, Any]] = {
+    "miso": {"vault": "home", "language": "ja", "tags": ["料理"], "text": ["味噌汁の出汁は昆布で取る。", "豆腐も。"]},
+    "ramen": {"vault": "home", "language": "ja", "tags": ["料理", "麺"], "text": ["豚骨を煮込む。"]},
+    "budget": {"vault": "work", "language": "en", "tags": ["money"], "text": ["The budget covers travel."]},
+    "fairs": {"vault": "work", "language": "en", "access": ["sales"], "text": ["Trade fairs: the travel budget."]},
+    "garden": {"vault": "home", "language": "en", "text": ["Water the monstera.", "The basil wants water daily."]},
+}
+
+
+def chunks(doc: str, note: dict[str, Any]) -> list[dict[str, Any]]:
+    meta = {k: v for k, v in note.items() if k != "text"}
+    n = len(note["text"])
+    return [
+        {"doc_id": doc, "chunk_index": i, "total_chunks": n, "parent_id": f"{doc}#p", "title": doc, "text": t, **meta}
+        for i, t in enumerate(note["text"])
+    ]
+
+
+def write(index: QdrantIndex, tok: Tokenizer, notes: dict[str, dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """Write these notes as one ingestion batch would; (the replaced chunks' terms, the written ones')."""
+    index.ensure(embedding_model="m", dim=DIM, sparse=sparse_config())
+    batch = [chunks(d, n) for d, n in notes.items()]
+    lexical = LexicalIndex(index, tok)
+    weights = lexical.weights(batch)
+    assert weights is not None
+    replaced = lexical.terms(list(notes))
+    rng = np.random.default_rng(7)
+    index.write([(b[0]["doc_id"], b, rng.normal(size=(len(b), DIM))) for b in batch], sparse=weights)
+    return replaced, [sv.indices for doc in weights[1] for sv in doc]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    index = QdrantIndex(collection="rag", path=tmp_path / "qdrant")
+    tok = Tokenizer()
+    write(index, tok, NOTES)
+    version = index.bump_version()
+    yield index, tok, tmp_path / "terms.npz", version
+    index.close()
+
+
+def in_memory(index: QdrantIndex, tok: Tokenizer, version: int) -> BM25Index:
+    points = list(index.scroll())
+    return BM25Index(
+        [str(p.id) for p in points],
+        [str(p.payload["doc_id"]) for p in points],
+        [tok(search_text(dict(p.payload))) for p in points],
+        payloads=[dict(p.payload) for p in points],
+        version=version,
+    )
+
+
+def test_the_store_answers_what_the_in_memory_index_answered(store: Any) -> None:
+    index, tok, path, version = store
+    ours = open_store_corpus(LexicalIndex(index, tok), path, version=version)
+    theirs = in_memory(index, tok, version)
+    assert ours.size == theirs.size == 7 and ours.version == version
+    assert ours.languages == theirs.languages == {"ja", "en"}
+    assert ours.restricted and theirs.restricted
+    assert ours.documents() == theirs.documents() == 5
+    for key in ("vault", "tags", "language"):
+        assert ours.values(key) == theirs.values(key), key
+        assert ours.documents_per_value(key) == theirs.documents_per_value(key), key
+    assert ours.documents_per_value("tags") == {"料理": 2, "money": 1, "麺": 1}
+    assert ours.payloads_of_parents(["garden#p", "miso#p"]) == theirs.payloads_of_parents(["garden#p", "miso#p"])
+    assert [p["text"] for p in ours.payloads_of_parents(["garden#p"])] == NOTES["garden"]["text"]
+    for filters in (
+        SearchFilters(vaults=["work"], language="ja"),
+        SearchFilters(vaults=["hom"]),
+        SearchFilters(tags=["料理"], where=[FieldFilter(key="vault", op="eq", value="work")]),
+        SearchFilters(tags=["料理"]),
+    ):
+        assert explain_empty(ours, filters) == explain_empty(theirs, filters), filters
+    assert "did you mean 'home'" in explain_empty(ours, SearchFilters(vaults=["hom"]))
+    where = SearchFilters(vaults=["work"]).conditions()
+    assert [p["doc_id"] for p, _ in ours.top(tok("travel budget"), limit=2, where=where)] == [
+        p["doc_id"] for p, _ in theirs.top(tok("travel budget"), limit=2, where=where)
+    ]
+
+
+def test_the_idf_is_the_in_memory_index_s_including_its_floor(store: Any) -> None:
+    index, tok, path, version = store
+    ours = open_store_corpus(LexicalIndex(index, tok), path, version=version).idf
+    theirs = in_memory(index, tok, version).idf
+    terms = {t for p in index.scroll() for t in tok(search_text(dict(p.payload)))}
+    assert len({term_key(t) for t in terms}) == len(terms)  # no two terms share a dimension here
+    for t in terms:
+        assert ours[t] == pytest.approx(theirs[t]), t
+    assert any(theirs[t] > 0 for t in terms) and "never-seen" not in ours
+    assert max(ours.values()) == pytest.approx(max(theirs.values()))
+
+
+def test_statistics_moved_along_writes_equal_a_fresh_count(store: Any) -> None:
+    index, tok, path, version = store
+    lexical = LexicalIndex(index, tok)
+    open_store_corpus(lexical, path, version=version)  # counted and saved at this version
+    # an edit that shortens one note and lengthens another, then a deletion
+    edited = {
+        "miso": {**NOTES["miso"], "text": ["味噌を溶く。"]},
+        "ramen": {**NOTES["ramen"], "text": ["麺", "スープ"]},
+    }
+    replaced, added = write(index, tok, edited)
+    version = index.bump_version()
+    assert record_write(path, removed=replaced, added=added, version=version)
+    gone = lexical.terms(["garden"])
+    index.delete_documents(["garden"])
+    version = index.bump_version()
+    assert record_write(path, removed=gone, added=[], version=version)
+    moved = TermStats.load(path)
+    fresh = TermStats.of(lexical.terms(), version=version, tokenizer=tok.signature)
+    assert moved is not None and (moved.version, moved.chunks) == (version, fresh.chunks) == (version, 5)
+    assert moved.keys.tolist() == fresh.keys.tolist() and moved.df.tolist() == fresh.df.tolist()
+    assert "monstera" not in StoreCorpus(lexical, moved).idf
+
+
+def test_statistics_of_another_version_are_counted_again(store: Any) -> None:
+    index, tok, path, version = store
+    lexical = LexicalIndex(index, tok)
+    open_store_corpus(lexical, path, version=version)
+    # a write this process did not see (another writer, or one that stopped before its version)
+    write(index, tok, {"extra": {"vault": "home", "language": "en", "text": ["A new note on tea."]}})
+    assert not record_write(path, removed=[], added=[], version=version + 5)
+    later = open_store_corpus(lexical, path, version=version)  # same version, but one chunk more
+    assert later.size == 8 and "tea" in later.idf
+    path.write_bytes(b"not a table")  # a damaged file is counted again, never fatal
+    assert open_store_corpus(lexical, path, version=version).size == 8
