@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.ingestion.pipeline import prune_candidates
+from components.stores.corpus import record_write
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
 
@@ -30,8 +31,13 @@ def make(c: Components) -> Node:
             )
             if not gone:
                 return 0, version
+            lexical = c.lexical(index.collection)
+            removed = lexical.terms(gone) if lexical is not None else []
             index.delete_documents(gone)
-            return len(gone), index.bump_version()
+            bumped = index.bump_version()
+            if lexical is not None:
+                record_write(c.terms_path(index.collection), removed=removed, added=[], version=bumped)
+            return len(gone), bumped
 
         pruned, version = await asyncio.to_thread(work)
         if version is None and index.exists():

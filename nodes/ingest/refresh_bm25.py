@@ -1,10 +1,12 @@
-"""After a write: rebuild the collection's BM25 index now, so the first search does not pay for it.
+"""After a write: bring what queries read about the whole collection up to date now, so the first search does not wait.
 
-Queries build the index lazily when the collection's version moved (7.5 s for SciFact's
-12,490 chunks on a 2-core machine), which the first person to search after an ingestion would
-wait through. Building it here moves that wait into the ingestion, which shows progress
-anyway. Nothing written or pruned: nothing to do. A failure costs nothing but that time: the
-chunks are in Qdrant and the first query builds the index lazily, so it is logged, not raised.
+A collection that keeps its BM25 in the store only needs its term statistics, which the writes
+moved along (components/stores/corpus.py): loading them here costs milliseconds, and counts
+them from the stored vectors once if they were missing. A collection without stored term
+weights has its in-memory BM25 index rebuilt (7.5 s for SciFact's 12,490 chunks on a 2-core
+machine), which the first person to search would otherwise wait through. Nothing written or
+pruned: nothing to do. A failure costs nothing but that time: the chunks are in Qdrant and the
+first query loads what it needs, so it is logged, not raised.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ def make(c: Components) -> Node:
         if changed_collection(state):
             t0 = time.perf_counter()
             try:
-                bm = await asyncio.to_thread(c.bm25, state.get("collection") or None)
-                log.info("BM25 index: %d chunks in %.1fs", bm.size, time.perf_counter() - t0)
-            except Exception as e:  # an optimisation: whatever stops it, the ingested chunks stay and queries rebuild
+                corpus = await asyncio.to_thread(c.corpus, state.get("collection") or None)
+                log.info("collection statistics: %d chunks in %.1fs", corpus.size, time.perf_counter() - t0)
+            except Exception as e:  # an optimisation: whatever stops it, the ingested chunks stay and queries load it
                 log.warning(
-                    "BM25 index not rebuilt after ingestion (the first search will build it): %s: %s",
+                    "collection statistics not refreshed after ingestion (the first search loads them): %s: %s",
                     type(e).__name__,
                     e,
                 )

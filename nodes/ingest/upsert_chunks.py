@@ -1,4 +1,5 @@
-"""Write the batch to Qdrant (one request: vectors, BM25 term weights, payloads) and bump the collection version."""
+"""Write the batch to Qdrant (one request: vectors, BM25 term weights, payloads), bump the collection
+version, and move the collection's term statistics along the write."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.stores.corpus import record_write
 from components.stores.lexical import LexicalIndex, sparse_config
 from graph.ingest_state import IngestContext, IngestState
 from nodes.types import IngestNode as Node
@@ -25,9 +27,16 @@ def make(c: Components) -> Node:
             dim = dims.pop() if dims else embedder.dim
             # a new collection keeps BM25's term weights beside the vectors (components/stores/lexical.py)
             index.ensure(embedding_model=embedder.model_id, dim=dim, sparse=sparse_config())
-            weights = LexicalIndex(index, c.tokenizer).weights([r["payloads"] for r in batch])
+            lexical = LexicalIndex(index, c.tokenizer)
+            weights = lexical.weights([r["payloads"] for r in batch])
+            # the chunks this write replaces leave the collection's term statistics (components/stores/corpus.py)
+            replaced = lexical.terms([r["doc_id"] for r in batch]) if weights is not None else []
             index.write([(r["doc_id"], r["payloads"], v) for r, v in zip(batch, vectors, strict=True)], sparse=weights)
-            return index.bump_version()
+            version = index.bump_version()
+            if weights is not None:
+                added = [sv.indices for doc in weights[1] for sv in doc]
+                record_write(c.terms_path(index.collection), removed=replaced, added=added, version=version)
+            return version
 
         version = await asyncio.to_thread(work)
         chunks = sum(len(r["payloads"]) for r in batch)

@@ -185,33 +185,37 @@ def test_bm25_follows_the_collection_version(components: Components, corpus: Pat
         fresh.close()
 
 
-def test_ingestion_leaves_a_current_bm25_index_for_the_first_search(components: Components, corpus: Path) -> None:
+def test_ingestion_moves_the_term_statistics_and_rebuilds_nothing(components: Components, corpus: Path) -> None:
     from components.stores import bm25 as bm25_index
+    from components.stores.lexical import LexicalIndex
+    from components.stores.termstats import TermStats
 
     out = ingest(components, corpus / "notes")
     index = components.index()
-    path = bm25_index.cache_path(components.settings.data_dir, index.collection, index.location)
-    sig = components.tokenizer.signature
-    on_disk = bm25_index.load(path, version=out["version"], signature=sig)
-    assert on_disk is not None and on_disk.size == index.count()  # built by the ingestion, not by a query
-    built_at = path.stat().st_mtime_ns
+    terms_path = components.terms_path()
+    stats = TermStats.load(terms_path)
+    # the first search finds them current: counted once the collection was first written
+    assert stats is not None and stats.version == out["version"] and stats.chunks == index.count()
+    written_at = terms_path.stat().st_mtime_ns
 
-    again = ingest(components, corpus / "notes")  # nothing changed: nothing rebuilt
+    again = ingest(components, corpus / "notes")  # nothing changed: nothing moved
     assert again["written_chunks"] == 0 and again["version"] == out["version"]
-    assert path.stat().st_mtime_ns == built_at
+    assert terms_path.stat().st_mtime_ns == written_at
 
-
-def test_a_failed_bm25_rebuild_does_not_fail_the_ingestion(
-    components: Components, corpus: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    def broken(*_: object, **__: object) -> None:
-        raise OSError("No space left on device")
-
-    monkeypatch.setattr(components, "bm25", broken)
-    out = ingest(components, corpus / "notes")
-    assert out["written_chunks"] > 0 and out["failures"] == []
-    assert components.index().count() == out["written_chunks"]
-    assert "BM25 index not rebuilt after ingestion" in caplog.text and "No space left" in caplog.text
+    # an edit and a deletion move the statistics along the writes: the same as counting afresh
+    (corpus / "notes" / "ja.md").write_text("# 作り方\n豚骨ラーメンのスープを煮込む。", encoding="utf-8")
+    (corpus / "notes" / "en.md").unlink()
+    later = ingest(components, corpus / "notes", prune=True)
+    assert later["pruned"] == 1 and later["version"] > out["version"]
+    moved = TermStats.load(terms_path)
+    lexical = LexicalIndex(index, components.tokenizer)
+    counted = TermStats.of(lexical.terms(), version=later["version"], tokenizer=components.tokenizer.signature)
+    assert moved is not None and moved.version == later["version"] and moved.chunks == counted.chunks
+    assert moved.keys.tolist() == counted.keys.tolist() and moved.df.tolist() == counted.df.tolist()
+    idf = components.corpus().idf  # the pruned note's terms are gone, the edit's are in
+    assert "ラーメン" in idf and "paramet" not in idf and "昆布" not in idf
+    # and no in-memory BM25 index was built for any of it
+    assert not bm25_index.cache_path(components.settings.data_dir, index.collection, index.location).exists()
 
 
 def test_sample_vaults_ingest_cleanly(components: Components, tmp_path: Path) -> None:
