@@ -165,6 +165,8 @@ class StoreCorpus:
 def open_store_corpus(lexical: LexicalIndex, path: Path, *, version: int) -> StoreCorpus:
     """The collection at ``version``, its term statistics from ``path`` when they describe it, else
     counted from the stored vectors and saved there."""
+    # facets need the payload indexes: a collection an earlier version made gets the ones it lacks
+    lexical.index.index_payloads()
     terms = TermStats.load(path)
     signature = lexical.tokenizer.signature
     current = terms is not None and terms.version == version and terms.tokenizer == signature

@@ -328,15 +328,15 @@ class QdrantIndex:
                     else {"shard_number": self.server.shards, "replication_factor": self.server.replicas}
                 ),
             )
-            self._index_payloads(have=set())
+            self.index_payloads(have=set())
             log.info("created collection %s (%s, %d dims)", self.collection, embedding_model, dim)
             return meta
         meta = self.metadata()
         self.check_model(meta, embedding_model=embedding_model, dim=dim)
-        self._index_payloads()
+        self.index_payloads()
         return meta
 
-    def _index_payloads(self, have: set[str] | None = None) -> None:
+    def index_payloads(self, have: set[str] | None = None) -> None:
         """Payload indexes on every field in ``INDEXED`` the collection lacks (``have``: the indexed
         fields when known, as for a new collection; else asked). A collection an earlier version made
         gets the newer ones on its next ingestion; local mode has no payload indexes."""

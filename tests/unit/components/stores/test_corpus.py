@@ -145,3 +145,25 @@ def test_statistics_of_another_version_are_counted_again(store: Any) -> None:
     assert later.size == 8 and "tea" in later.idf
     path.write_bytes(b"not a table")  # a damaged file is counted again, never fatal
     assert open_store_corpus(lexical, path, version=version).size == 8
+
+
+def test_a_collection_an_earlier_version_made_gets_the_indexes_its_facets_need(tmp_path: Path) -> None:
+    from qdrant_client import models
+
+    from components.stores.edge import EdgeClient, edge_root
+
+    client = EdgeClient(edge_root(tmp_path))
+    spec = {"dense": models.VectorParams(size=DIM, distance=models.Distance.DOT)}
+    meta = {"embedding_model": "m", "dim": DIM, "version": 1}
+    client.create_collection("rag", vectors_config=spec, sparse_vectors_config=sparse_config(), metadata=meta)
+    client.create_payload_index("rag", "doc_id", field_schema="keyword")  # all an earlier version indexed
+    index = QdrantIndex(collection="rag", path=tmp_path, client=client)
+    tok = Tokenizer()
+    batch = [chunks(d, n) for d, n in NOTES.items()]
+    rng = np.random.default_rng(3)
+    weights = LexicalIndex(index, tok).weights(batch)
+    index.write([(b[0]["doc_id"], b, rng.normal(size=(len(b), DIM))) for b in batch], sparse=weights)
+    corpus = open_store_corpus(LexicalIndex(index, tok), tmp_path / "terms.npz", version=1)
+    assert corpus.languages == {"ja", "en"}  # a facet on an unindexed field would have failed
+    assert corpus.documents_per_value("vault") == {"home": 3, "work": 2}
+    index.close()
