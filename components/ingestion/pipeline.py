@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,12 +45,35 @@ def find_sources(paths: list[str]) -> tuple[list[dict[str, str | None]], list[di
     )
 
 
-def parse_sources(files: list[dict[str, str | None]], states: dict[str, DocState]) -> ParseResult:
+States = Callable[[Sequence[str]], Mapping[str, DocState]]
+"""What the index holds of these documents (``QdrantIndex.doc_states``)."""
+
+STATE_BATCH = 512
+"""Documents whose stored state is asked for at once: a filtered read per batch, never the whole collection."""
+
+
+def parse_sources(files: list[dict[str, str | None]], states: States) -> ParseResult:
     """Parse every file, keep only documents whose content differs from what is indexed."""
     from components.ingestion.loaders import SourceFile
 
     out = ParseResult()
     seen: set[str] = set()
+    waiting: list[Any] = []
+
+    def compare() -> None:
+        held = states([item.doc_id for item in waiting])
+        for item in waiting:
+            state = held.get(item.doc_id)
+            if state is not None and state.content_hash == item.content_hash and state.complete:
+                out.unchanged += 1
+                continue
+            if state is None:
+                out.new += 1
+            else:
+                out.updated += 1
+            out.pending.append(dataclasses.asdict(item))
+        waiting.clear()
+
     for f in files:
         src = SourceFile(Path(str(f["path"])), f.get("vault"))
         for item in load_file(src):
@@ -67,16 +91,10 @@ def parse_sources(files: list[dict[str, str | None]], states: dict[str, DocState
                 continue
             seen.add(item.doc_id)
             out.documents += 1
-            h = item.content_hash
-            state = states.get(item.doc_id)
-            if state is not None and state.content_hash == h and state.complete:
-                out.unchanged += 1
-                continue
-            if state is None:
-                out.new += 1
-            else:
-                out.updated += 1
-            out.pending.append(dataclasses.asdict(item))
+            waiting.append(item)
+            if len(waiting) >= STATE_BATCH:
+                compare()
+    compare()
     out.seen_doc_ids = sorted(seen)
     return out
 

@@ -78,6 +78,10 @@ INDEXED = {
 }
 
 
+TYPED_KEY = "chunk_types"
+"""Collection metadata key: every chunk carries its ``chunk_type`` (written by this version, or labelled)."""
+
+
 def point_id(doc_id: str, index: int) -> str:
     """Deterministic id: the same chunk of the same document always lands on the same point."""
     return str(uuid.uuid5(_NS, f"{doc_id}\x00{index}"))
@@ -310,7 +314,14 @@ class QdrantIndex:
         ``sparse``: the sparse vectors a new collection declares (``lexical.sparse_config()`` for
         chunks); an existing collection keeps what it has."""
         if not self.exists():
-            meta = {"embedding_model": embedding_model, "dim": dim, "version": 0, "created_at": _now(), "schema": 1}
+            meta = {
+                "embedding_model": embedding_model,
+                "dim": dim,
+                "version": 0,
+                "created_at": _now(),
+                "schema": 1,
+                TYPED_KEY: True,
+            }
             self._call(
                 "create_collection",
                 self.client.create_collection,
@@ -426,10 +437,18 @@ class QdrantIndex:
         )
         return {str(h.value): int(h.count) for h in res.hits}
 
-    def doc_states(self) -> dict[str, DocState]:
-        """Per document: content hash, points holding that hash, expected total."""
+    def doc_states(self, doc_ids: Sequence[str] | None = None) -> dict[str, DocState]:
+        """Per document (of ``doc_ids`` only, when given): content hash, points holding that hash,
+        expected total. Asking for the documents at hand costs those documents, not the collection."""
+        if doc_ids is not None and not doc_ids:
+            return {}
+        where = (
+            None
+            if doc_ids is None
+            else models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
+        )
         acc: dict[str, list[Any]] = {}
-        for p in self.scroll(fields=_STATE_FIELDS):
+        for p in self.scroll(fields=_STATE_FIELDS, scroll_filter=where):
             pl = p.payload or {}
             doc_id = str(pl.get("doc_id"))
             h = str(pl.get("content_hash"))
@@ -515,8 +534,12 @@ class QdrantIndex:
         """Label the chunks a version without ``chunk_type`` wrote; returns how many were labelled.
 
         The type is computed from the stored payload alone (see ``chunk_types``), so this costs a
-        filtered scroll and one payload write per type: no re-chunking, no embedding.
+        filtered scroll and one payload write per type: no re-chunking, no embedding. The scroll
+        tests every point, so once a collection is known to be labelled (its metadata says so, as a
+        new collection's does) it is skipped.
         """
+        if self.metadata().get(TYPED_KEY):
+            return 0
         missing = models.Filter(must=[models.IsEmptyCondition(is_empty=models.PayloadField(key="chunk_type"))])
         by_type: dict[str, list[Any]] = {}
         for p in self.scroll(fields=[CONTENT_KEY, "section_hierarchy", "title"], scroll_filter=missing):
@@ -534,6 +557,7 @@ class QdrantIndex:
                 points=models.PointIdsList(points=ids),
                 wait=True,
             )
+        self.update_metadata(**{TYPED_KEY: True})
         return sum(len(ids) for ids in by_type.values())
 
     def upsert_vectors(self, point_ids: Sequence[str], vectors: np.ndarray) -> None:

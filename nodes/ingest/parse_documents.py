@@ -22,13 +22,13 @@ def make(c: Components) -> Node:
 
         def work() -> tuple[Any, int]:
             if not index.exists():
-                return parse_sources(list(state.get("files") or []), {}), 0
+                return parse_sources(list(state.get("files") or []), lambda ids: {}), 0
             # chunks written before chunk types were recorded get theirs now (payload only)
             retyped = index.backfill_chunk_types()
             if retyped:
                 log.info("labelled %d chunks of an older version with their chunk type", retyped)
                 index.bump_version()
-            return parse_sources(list(state.get("files") or []), index.doc_states()), retyped
+            return parse_sources(list(state.get("files") or []), index.doc_states), retyped
 
         res, retyped = await asyncio.to_thread(work)
         runtime.stream_writer(

@@ -220,14 +220,16 @@ def test_chunk_types_are_recorded_filterable_and_given_to_an_older_store(tmp_pat
     # a store written before chunk types existed: the next ingestion labels it, embedding nothing
     from qdrant_client import models
 
-    from components.stores.qdrant import QdrantIndex
+    from components.stores.qdrant import TYPED_KEY, QdrantIndex
 
     store = QdrantIndex(collection="rag", path=tmp_path / "qdrant")
     client = store.client
     (name,) = [c.name for c in client.get_collections().collections if not c.name.endswith("_sentences")]
     client.delete_payload(name, keys=["chunk_type"], points=models.Filter())
     meta = client.get_collection(name).config.metadata or {}
-    client.update_collection(name, metadata={"version": int(meta["version"]) + 1})  # BM25 reads it afresh
+    # an earlier version's metadata has no mark that every chunk is labelled; the version moves so
+    # that what queries read is read afresh
+    client.update_collection(name, metadata={"version": int(meta["version"]) + 1, TYPED_KEY: False})
     store.close()
     assert hits("-c", "abstract") == []
     report = json.loads(rag(tmp_path, "ingest", str(notes), "--json").stdout)

@@ -137,6 +137,7 @@ def test_rewriting_a_shorter_document_drops_its_leftovers_and_keeps_the_rest(bot
         index.write([("a", [payload("a", 0, 1, vault="work")], vectors(1, seed=5))])
         states = index.doc_states()
         assert (states["a"].points, states["a"].total, states["b"].points) == (1, 1, 2)
+        assert set(index.doc_states(["b", "nowhere"])) == {"b"} and index.doc_states([]) == {}
         assert index.count() == 3
         assert [p["chunk_index"] for p in index.chunks_by_parent(["a/p0", "b/p0"])] == [0, 0, 1]
 
