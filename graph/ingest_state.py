@@ -20,6 +20,12 @@ class IngestInput(TypedDict, total=False):
     """Remove indexed documents under these paths that no longer exist."""
 
 
+def _changed(old: list[str] | None, new: list[str] | None) -> list[str]:
+    """Documents a run wrote or pruned, added up over its batches; ``None`` (the run's first node)
+    starts the list afresh, so a thread's next run does not inherit them."""
+    return [] if new is None else [*(old or []), *new]
+
+
 class IngestState(IngestInput, total=False):
     files: list[dict[str, Any]]
     """Source files found, with their vault."""
@@ -44,6 +50,10 @@ class IngestState(IngestInput, total=False):
     pruned: int
     retyped: int
     """Chunks of an older version labelled with their chunk type (payload only)."""
+    changed_doc_ids: Annotated[list[str], _changed]
+    """Documents this run wrote or pruned (what the sentence vectors are reconciled for)."""
+    base_version: int
+    """The collection's version when the run began (-1: it did not exist)."""
     collection: str
     version: int
     started: float

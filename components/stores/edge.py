@@ -356,6 +356,8 @@ class EdgeClient:
                 shard.update(qe.UpdateOperation.upsert_points([_point(p) for p in op.upsert.points]))
             elif isinstance(op, models.DeleteOperation):
                 shard.update(_delete(op.delete))
+            elif isinstance(op, models.SetPayloadOperation) and op.set_payload.points is not None:
+                shard.update(qe.UpdateOperation.set_payload(_ids(op.set_payload.points), op.set_payload.payload))
             else:
                 raise TypeError(f"the Edge store does not take {type(op).__name__} in a batch")
 

@@ -560,10 +560,32 @@ class QdrantIndex:
         self.update_metadata(**{TYPED_KEY: True})
         return sum(len(ids) for ids in by_type.values())
 
-    def upsert_vectors(self, point_ids: Sequence[str], vectors: np.ndarray) -> None:
-        """Write bare vectors (no payload) under the given ids, in one request."""
-        points = [models.PointStruct(id=i, vector={DENSE: v.tolist()}) for i, v in zip(point_ids, vectors, strict=True)]
+    def upsert_vectors(
+        self, point_ids: Sequence[str], vectors: np.ndarray, *, payloads: Sequence[dict[str, Any]] | None = None
+    ) -> None:
+        """Write vectors (with ``payloads``, else bare) under the given ids, in one request."""
+        pls: Sequence[dict[str, Any] | None] = payloads if payloads is not None else [None] * len(point_ids)
+        points = [
+            models.PointStruct(id=i, vector={DENSE: v.tolist()}, payload=pl)
+            for i, v, pl in zip(point_ids, vectors, pls, strict=True)
+        ]
         self._call("upsert", self.client.upsert, self.collection, points=points, wait=True)
+
+    def set_payloads(self, payloads: dict[str, dict[str, Any]], *, batch: int = 1024) -> None:
+        """Set these keys of each point's payload (point id -> keys), ``batch`` points per request."""
+        ids = list(payloads)
+        for start in range(0, len(ids), batch):
+            ops = [
+                models.SetPayloadOperation(set_payload=models.SetPayload(payload=payloads[i], points=[i]))
+                for i in ids[start : start + batch]
+            ]
+            self._call(
+                "batch_update_points",
+                self.client.batch_update_points,
+                self.collection,
+                update_operations=ops,
+                wait=True,
+            )
 
     def delete_points(self, point_ids: Sequence[str]) -> None:
         if point_ids:

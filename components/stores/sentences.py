@@ -12,8 +12,11 @@ them alike.
 Points are content-addressed: a sentence's id is a hash of its text, so a sentence repeated
 across chunks, sections or documents is embedded once, a re-ingested unchanged document costs
 nothing, and the sentences a passage is split into at question time are found by their text
-alone. The set is reconciled with the chunk collection after each ingestion (``sync``):
-missing sentences are embedded, sentences no section holds any more are deleted. Sentences are
+alone. Each point lists the documents whose sections hold it (payload ``doc_id``), so that an
+ingestion reconciles the set for the documents it wrote or pruned only (``sync``): their missing
+sentences are embedded, and sentences no section holds any more are deleted. A 10-document
+change costs those documents, whatever the collection's size; a collection that is behind (an
+interrupted run, an earlier version's points without their documents) is reconciled whole. Sentences are
 taken from each parent section rebuilt from its chunks, as ``fetch_parents`` hands them to
 generation; a passage cut differently (a lone chunk, a web page) is embedded at question time.
 
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from qdrant_client import models
 
 from components.ingestion.chunker import stitch_parent
 from components.models.embedders import Embedder
@@ -46,6 +50,13 @@ _NS = uuid.UUID("0c5e3a8e-6d0b-4c71-9f4e-2b7d9a1e5c33")
 _FIELDS = ["text", "doc_id", "chunk_id", "chunk_index", "parent_id", "parent_start", "parent_end"]
 #: sentences embedded and written per request: a progress step, and what an interruption loses
 BATCH = 256
+#: documents read per request when reconciling the documents a run changed
+DOC_BATCH = 512
+REFS = "doc_id"
+"""Payload key of a sentence's documents (a list: the chunk collection's keyword index on ``doc_id``
+serves it in the companion collection too)."""
+REFS_META = "refs"
+"""Companion metadata key: every point lists its documents (an earlier version's did not)."""
 
 Progress = Callable[[int, int], None]
 
@@ -63,8 +74,9 @@ class SyncStats:
     skipped: bool = False
 
 
-def section_sentences(chunks: Iterable[dict[str, Any]]) -> dict[str, str]:
-    """Sentence id → text for every candidate sentence of the sections these chunk payloads form.
+def section_sentences(chunks: Iterable[dict[str, Any]]) -> dict[str, tuple[str, set[str]]]:
+    """Sentence id → (text, the documents holding it) for every candidate sentence of the sections
+    these chunk payloads form.
 
     Chunks are grouped by their parent section and stitched back together (as parent
     expansion does), so sentences cut by a chunk boundary are indexed whole; a chunk without
@@ -74,11 +86,35 @@ def section_sentences(chunks: Iterable[dict[str, Any]]) -> dict[str, str]:
     for pl in chunks:
         key = str(pl.get("parent_id") or f"chunk:{pl.get('chunk_id')}")
         sections[key].append(pl)
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, set[str]]] = {}
     for group in sections.values():
+        doc = str(group[0].get("doc_id"))
         for s in candidate_sentences(stitch_parent(group)):
-            out.setdefault(sentence_id(s), s)
+            out.setdefault(sentence_id(s), (s, set()))[1].add(doc)
     return out
+
+
+@dataclass
+class Plan:
+    """What a sync writes: sentences to embed (id → text, documents), documents lists to rewrite, points to delete."""
+
+    embed: dict[str, tuple[str, set[str]]]
+    relist: dict[str, set[str]]
+    delete: list[str]
+    sentences: int
+
+
+def _listed(points: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, set[str]]:
+    """Point id → the documents its payload lists, from (id, payload) pairs."""
+    out: dict[str, set[str]] = {}
+    for i, payload in points:
+        docs = payload.get(REFS) or []
+        out[i] = {str(d) for d in (docs if isinstance(docs, list) else [docs])}
+    return out
+
+
+def _pairs(points: Iterable[Any]) -> Iterable[tuple[str, dict[str, Any]]]:
+    return ((str(p.id), dict(p.payload or {})) for p in points)
 
 
 def _reflects(meta: dict[str, Any], version: int) -> bool:
@@ -127,44 +163,97 @@ class SentenceIndex:
         return {"exists": True, "sentences": self.store.count(), "current": _reflects(self.store.metadata(), version)}
 
     # ------------------------------------------------------------------ ingestion
-    def sync(self, *, progress: Progress | None = None) -> SyncStats:
+    def sync(
+        self, *, changed: Sequence[str] | None = None, since: int | None = None, progress: Progress | None = None
+    ) -> SyncStats:
         """Bring the companion collection in line with the chunk collection's sections.
 
-        Skipped when it already reflects the chunk collection's current version. Embeds and
-        writes in batches, so an interrupted sync keeps what it wrote and the next resumes.
+        ``changed``: the documents an ingestion wrote or pruned since chunk-collection version
+        ``since``; when the companion reflected ``since``, only their sentences are reconciled.
+        Otherwise (or without them) every section is. Skipped when it already reflects the
+        current version. Embeds and writes in batches, so an interrupted sync keeps what it wrote
+        and the next one resumes (reconciling the whole collection).
         """
         meta = self.chunks.metadata()
         version = int(meta.get("version", 0))
         model = str(meta.get("embedding_model"))
         exists = self.store.exists()
+        smeta: dict[str, Any] = {}
         if exists:
             smeta = self.store.metadata()
             if smeta.get("embedding_model") != model:  # derived data: rebuild for the new model
                 log.info("sentence vectors were made with %s; rebuilding for %s", smeta.get("embedding_model"), model)
                 self.store.drop()
-                exists = False
+                exists, smeta = False, {}
             elif _reflects(smeta, version):
                 return SyncStats(sentences=self.store.count(), embedded=0, removed=0, skipped=True)
-        wanted = section_sentences(pl.payload or {} for pl in self.chunks.scroll(fields=_FIELDS))
-        existing = {str(p.id) for p in self.store.scroll(fields=False)} if exists else set()
-        missing = [i for i in wanted if i not in existing]
-        stale = [i for i in existing if i not in wanted]
-        total = len(missing)
+        partial = changed is not None and since is not None and smeta.get(REFS_META) and _reflects(smeta, since)
+        plan = self._plan_for(list(changed or [])) if partial else self._plan_all(exists)
+        total = len(plan.embed)
         if progress is not None:
             progress(0, total)
+        ids = list(plan.embed)
         for start in range(0, total, BATCH):
-            ids = missing[start : start + BATCH]
-            vecs = self.embedder.encode_queries([wanted[i] for i in ids], cache=False)
+            part = ids[start : start + BATCH]
+            vecs = self.embedder.encode_queries([plan.embed[i][0] for i in part], cache=False)
             if not exists:
                 self.store.ensure(embedding_model=model, dim=int(vecs.shape[1]))
                 exists = True
-            self.store.upsert_vectors(ids, vecs)
+            self.store.upsert_vectors(part, vecs, payloads=[{REFS: sorted(plan.embed[i][1])} for i in part])
             if progress is not None:
                 progress(min(start + BATCH, total), total)
-        self.store.delete_points(stale)
+        if plan.relist:
+            self.store.set_payloads({i: {REFS: sorted(docs)} for i, docs in plan.relist.items()})
+        self.store.delete_points(plan.delete)
         if exists:
-            if total or stale:
+            if total or plan.delete:
                 self.store.optimize()
-            self.store.update_metadata(source_version=version, splitter=SPLITTER)
-        log.info("sentence vectors: %d sentences, %d embedded, %d removed", len(wanted), total, len(stale))
-        return SyncStats(sentences=len(wanted), embedded=total, removed=len(stale))
+            self.store.update_metadata(source_version=version, splitter=SPLITTER, **{REFS_META: True})
+        log.info(
+            "sentence vectors (%s): %d sentences, %d embedded, %d relisted, %d removed",
+            "the changed documents" if partial else "every section",
+            plan.sentences,
+            total,
+            len(plan.relist),
+            len(plan.delete),
+        )
+        return SyncStats(sentences=plan.sentences, embedded=total, removed=len(plan.delete))
+
+    def _plan_all(self, exists: bool) -> Plan:
+        """Every section against every stored sentence."""
+        held = section_sentences(pl.payload or {} for pl in self.chunks.scroll(fields=_FIELDS))
+        stored = _listed(_pairs(self.store.scroll(fields=[REFS]))) if exists else {}
+        return Plan(
+            embed={i: held[i] for i in held if i not in stored},
+            relist={i: held[i][1] for i in held if i in stored and stored[i] != held[i][1]},
+            delete=[i for i in stored if i not in held],
+            sentences=len(held),
+        )
+
+    def _plan_for(self, changed: list[str]) -> Plan:
+        """The sections of the ``changed`` documents against the stored sentences that list them, or
+        that they now hold; a sentence other documents also hold keeps them."""
+        gone = set(changed)
+        held: dict[str, tuple[str, set[str]]] = {}
+        listed: dict[str, set[str]] = {}
+        for start in range(0, len(changed), DOC_BATCH):
+            docs = models.Filter(
+                must=[models.FieldCondition(key=REFS, match=models.MatchAny(any=changed[start : start + DOC_BATCH]))]
+            )
+            for i, (text, holders) in section_sentences(
+                pl.payload or {} for pl in self.chunks.scroll(fields=_FIELDS, scroll_filter=docs)
+            ).items():
+                held.setdefault(i, (text, set()))[1].update(holders)
+            listed.update(_listed(_pairs(self.store.scroll(fields=[REFS], scroll_filter=docs))))
+        # sentences the changed documents now hold that other documents already held
+        listed.update(_listed(self.store.payloads([i for i in held if i not in listed]).items()))
+        relist: dict[str, set[str]] = {}
+        delete: list[str] = []
+        for i, before in listed.items():
+            after = (before - gone) | (held[i][1] if i in held else set())
+            if not after:
+                delete.append(i)
+            elif after != before:
+                relist[i] = after
+        embed = {i: v for i, v in held.items() if i not in listed}
+        return Plan(embed=embed, relist=relist, delete=delete, sentences=self.store.count() + len(embed) - len(delete))

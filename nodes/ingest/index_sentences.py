@@ -3,9 +3,10 @@
 Extractive Q&A scores a passage's sentences by their cosine to the question; stored vectors
 save it the embedding at question time (components/stores/sentences.py says how much). This is
 the longest step of an ingestion after the chunks' own embedding, so it reports progress, and
-it writes in batches: an interrupted run keeps what it wrote and the next one resumes. It is
-reconciled against the whole collection, so an index ingested before this step existed gets
-its sentences on the next run, even with nothing new to write. A failure is logged, not
+it writes in batches: an interrupted run keeps what it wrote and the next one resumes. When the
+sentences were current before this run, only the documents it wrote or pruned are reconciled;
+otherwise the whole collection is, so an index ingested before this step existed gets its
+sentences on the next run, even with nothing new to write. A failure is logged, not
 raised: the chunks are in Qdrant, and answers embed whatever sentences they find no vector for.
 """
 
@@ -36,7 +37,9 @@ def make(c: Components) -> Node:
                 runtime.stream_writer({"event": "sentences", "done": done, "total": total})
 
             try:
-                stats = await asyncio.to_thread(c.sentences(collection).sync, progress=progress)
+                sync = c.sentences(collection).sync
+                changed, since = list(state.get("changed_doc_ids") or []), state.get("base_version")
+                stats = await asyncio.to_thread(sync, changed=changed, since=since, progress=progress)
                 out = {"sentences": stats.sentences, "sentences_embedded": stats.embedded}
             except Exception as e:  # an optimisation: the chunks stay, answers embed sentences themselves
                 log.warning(

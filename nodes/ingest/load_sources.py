@@ -32,6 +32,7 @@ def make(c: Components) -> Node:
             "collection": collection_name(c, runtime),
             "written_documents": 0,
             "written_chunks": 0,
+            "changed_doc_ids": None,
         }
 
     return load_sources

@@ -20,22 +20,24 @@ def make(c: Components) -> Node:
     async def parse_documents(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
         index = c.index(state.get("collection"))
 
-        def work() -> tuple[Any, int]:
+        def work() -> tuple[Any, int, int]:
             if not index.exists():
-                return parse_sources(list(state.get("files") or []), lambda ids: {}), 0
+                return parse_sources(list(state.get("files") or []), lambda ids: {}), 0, -1
+            base = int(index.metadata().get("version", 0))
             # chunks written before chunk types were recorded get theirs now (payload only)
             retyped = index.backfill_chunk_types()
             if retyped:
                 log.info("labelled %d chunks of an older version with their chunk type", retyped)
                 index.bump_version()
-            return parse_sources(list(state.get("files") or []), index.doc_states), retyped
+            return parse_sources(list(state.get("files") or []), index.doc_states), retyped, base
 
-        res, retyped = await asyncio.to_thread(work)
+        res, retyped, base = await asyncio.to_thread(work)
         runtime.stream_writer(
             {"event": "parsed", "documents": res.documents, "pending": len(res.pending), "unchanged": res.unchanged}
         )
         return {
             "pending": res.pending,
+            "base_version": base,
             "documents": res.documents,
             "new": res.new,
             "updated": res.updated,

@@ -20,7 +20,10 @@ def make(c: Components) -> Node:
         pruned = 0
         version = state.get("version")
 
+        gone: list[str] = []
+
         def work() -> tuple[int, int | None]:
+            nonlocal gone
             if not state.get("prune") or not index.exists():
                 return 0, version
             gone = prune_candidates(
@@ -42,6 +45,6 @@ def make(c: Components) -> Node:
         pruned, version = await asyncio.to_thread(work)
         if version is None and index.exists():
             version = int((await asyncio.to_thread(index.metadata)).get("version", 0))
-        return {"pruned": pruned, "version": version or 0}
+        return {"pruned": pruned, "version": version or 0, "changed_doc_ids": gone}
 
     return prune_documents

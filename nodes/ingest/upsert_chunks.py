@@ -44,6 +44,7 @@ def make(c: Components) -> Node:
         return {
             "written_documents": len(batch),
             "written_chunks": chunks,
+            "changed_doc_ids": [r["doc_id"] for r in batch],
             "version": version,
             "batch": [],
             "vectors": [],

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from qdrant_client import models
 
 from components.factory import Components
 from components.heuristics.extractive import extract_answer
@@ -45,7 +46,16 @@ def _stored_ids(c: Components) -> set[str]:
 
 
 def _sections(c: Components) -> dict[str, str]:
+    return {i: text for i, (text, _) in _held(c).items()}
+
+
+def _held(c: Components) -> dict[str, tuple[str, set[str]]]:
     return section_sentences(dict(p.payload or {}) for p in c.index().scroll())
+
+
+def _listed(c: Components) -> dict[str, set[str]]:
+    """Each stored sentence's documents, as its payload lists them."""
+    return {str(p.id): set((p.payload or {}).get("doc_id") or []) for p in c.sentences().store.scroll()}
 
 
 def test_every_section_sentence_is_stored_as_its_question_time_vector(store: Any) -> None:
@@ -103,6 +113,7 @@ def test_a_reingested_edit_adds_its_new_sentences_and_drops_the_old(store: Any) 
     ids = _stored_ids(c)
     assert sentence_id(new) in ids and sentence_id(old) not in ids
     assert ids == set(_sections(c))
+    assert _listed(c) == {i: docs for i, (_, docs) in _held(c).items()}  # reconciled for that note alone
     # nothing changed since: the next run embeds nothing
     with EmbeddedTexts(c) as embedded:
         again = ingest(c, vaults)
@@ -152,4 +163,54 @@ def test_sentences_cut_by_a_chunk_boundary_are_stored_whole() -> None:
         },
     ]
     assert stitch_parent(chunks) == section
-    assert sorted(section_sentences(chunks).values()) == sorted(candidate_sentences(section))
+    assert sorted(text for text, _ in section_sentences(chunks).values()) == sorted(candidate_sentences(section))
+
+
+def test_a_sentence_two_notes_share_goes_with_the_last_of_them(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    c, vaults = sample_store(tmp_path)
+    try:
+        notes = vaults / "life"
+        shared = "The shared sentence about rainwater is in both notes."
+        (notes / "Rain A.md").write_text(
+            f"# Rain A\n{shared} Only the first note says this about rain barrels.\n", encoding="utf-8"
+        )
+        (notes / "Rain B.md").write_text(
+            f"# Rain B\n{shared} Only the second note says that about gutters.\n", encoding="utf-8"
+        )
+        with caplog.at_level("INFO", logger="components.stores.sentences"):
+            ingest(c, vaults)
+        assert "the changed documents" in caplog.text  # the two notes, not the whole collection
+        listed = _listed(c)
+        assert len(listed[sentence_id(shared)]) == 2
+        assert listed == {i: docs for i, (_, docs) in _held(c).items()}
+        (notes / "Rain A.md").unlink()
+        ingest(c, vaults, prune=True)
+        listed = _listed(c)
+        assert (
+            len(listed[sentence_id(shared)]) == 1
+            and sentence_id("Only the first note says this about rain barrels.") not in listed
+        )
+        (notes / "Rain B.md").unlink()
+        ingest(c, vaults, prune=True)
+        assert sentence_id(shared) not in _stored_ids(c)
+        assert _listed(c) == {i: docs for i, (_, docs) in _held(c).items()}
+    finally:
+        c.close()
+
+
+def test_sentences_an_earlier_version_stored_without_their_notes_are_listed_whole(tmp_path: Path) -> None:
+    c, vaults = sample_store(tmp_path)
+    try:
+        store = c.sentences().store
+        store.client.delete_payload(store.collection, keys=["doc_id"], points=models.Filter())
+        store.update_metadata(refs=False)  # as an earlier version left it
+        (vaults / "life" / "Tea.md").write_text("# Tea\nGreen tea wants water at 70 degrees.\n", encoding="utf-8")
+        with EmbeddedTexts(c) as embedded:
+            ingest(c, vaults)
+        # the new note's chunk and its sentence; no stored sentence embedded again
+        assert len(embedded) == 2 and "Green tea wants water at 70 degrees." in embedded
+        assert _listed(c) == {i: docs for i, (_, docs) in _held(c).items()}
+    finally:
+        c.close()
