@@ -57,7 +57,7 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
         # process that holds the in-memory index (rag serve) counts them from its payloads, or
         # one scroll over every chunk does (0.8 s at 12.5k chunks in local mode)
         lexical = c.lexical(collection, meta=meta)
-        mirror = c.payload_mirror(collection)
+        mirror = None if lexical is not None else c.payload_mirror(collection)
         if lexical is not None:
             documents = c.corpus(collection, version=int(meta.get("version", 0))).documents()
         elif mirror is not None:

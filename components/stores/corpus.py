@@ -149,9 +149,10 @@ class StoreCorpus:
 
     def documents_per_value(self, key: str) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for value in self.values(key):
+        for value, chunks in self.values(key).items():
             only = models.Filter(must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))])
-            counts[value] = len(self.index.facet("doc_id", where=only))
+            # the value's chunks bound its documents: a facet that long never cuts the count short
+            counts[value] = len(self.index.facet("doc_id", where=only, limit=max(1, chunks)))
         return dict(sorted(counts.items(), key=lambda x: (-x[1], x[0])))
 
     def admits_any(self, where: Sequence[Selects]) -> bool:
