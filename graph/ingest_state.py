@@ -20,10 +20,19 @@ class IngestInput(TypedDict, total=False):
     """Remove indexed documents under these paths that no longer exist."""
 
 
+MANY_CHANGED = "*"
+"""``changed_doc_ids`` past ``MAX_CHANGED``: the run changed too many documents to list (the state is
+checkpointed at every batch), and what follows treats the whole collection as changed."""
+MAX_CHANGED = 2048
+
+
 def _changed(old: list[str] | None, new: list[str] | None) -> list[str]:
     """Documents a run wrote or pruned, added up over its batches; ``None`` (the run's first node)
     starts the list afresh, so a thread's next run does not inherit them."""
-    return [] if new is None else [*(old or []), *new]
+    if new is None:
+        return []
+    both = [*(old or []), *new]
+    return [MANY_CHANGED] if MANY_CHANGED in both or len(both) > MAX_CHANGED else both
 
 
 class IngestState(IngestInput, total=False):
@@ -51,7 +60,8 @@ class IngestState(IngestInput, total=False):
     retyped: int
     """Chunks of an older version labelled with their chunk type (payload only)."""
     changed_doc_ids: Annotated[list[str], _changed]
-    """Documents this run wrote or pruned (what the sentence vectors are reconciled for)."""
+    """Documents this run wrote or pruned (what the sentence vectors are reconciled for), or
+    ``[MANY_CHANGED]``."""
     base_version: int
     """The collection's version when the run began (-1: it did not exist)."""
     collection: str

@@ -20,7 +20,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from graph.ingest_state import IngestContext, IngestState
+from graph.ingest_state import MANY_CHANGED, IngestContext, IngestState
 from nodes.types import IngestNode as Node
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,10 @@ def make(c: Components) -> Node:
 
             try:
                 sync = c.sentences(collection).sync
-                changed, since = list(state.get("changed_doc_ids") or []), state.get("base_version")
+                changed: list[str] | None = list(state.get("changed_doc_ids") or [])
+                if changed is not None and MANY_CHANGED in changed:
+                    changed = None  # too many to list: every section is reconciled
+                since = state.get("base_version")
                 stats = await asyncio.to_thread(sync, changed=changed, since=since, progress=progress)
                 out = {"sentences": stats.sentences, "sentences_embedded": stats.embedded}
             except Exception as e:  # an optimisation: the chunks stay, answers embed sentences themselves
