@@ -32,7 +32,7 @@ from qdrant_client import models
 
 from components.ingestion.documents import heading
 from components.stores.edge import EdgeClient
-from components.stores.qdrant import QdrantIndex
+from components.stores.qdrant import QdrantIndex, of_documents
 from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ Progress = Callable[[int, int], None]
 class LexicalIndex:
     """The BM25 side of a chunk collection, kept in the store: weights written with the chunks, searched there.
 
-    A collection made before this (or on a server by an earlier version) has no sparse vector:
+    A collection without the sparse vector (local mode's, or a server's, made by an earlier version):
     ``params`` is then None and lexical retrieval stays with the in-memory ``BM25Index``;
     ``backfill`` gives an embedded collection its weights from the stored texts.
     """
@@ -170,11 +170,7 @@ class LexicalIndex:
         collection's document frequencies are counted from, without tokenizing any text again."""
         if doc_ids is not None and not doc_ids:
             return []
-        where = (
-            None
-            if doc_ids is None
-            else models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
-        )
+        where = None if doc_ids is None else of_documents(doc_ids)
         out: list[np.ndarray] = []
         for r in self.index.scroll(fields=False, vectors=[SPARSE], scroll_filter=where, batch=4096):
             vec = r.vector.get(SPARSE) if isinstance(r.vector, dict) else None

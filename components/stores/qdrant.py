@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,6 +80,11 @@ INDEXED = {
 
 TYPED_KEY = "chunk_types"
 """Collection metadata key: every chunk carries its ``chunk_type`` (written by this version, or labelled)."""
+
+
+def of_documents(doc_ids: Sequence[str]) -> models.Filter:
+    """The points of these documents (a chunk's ``doc_id``, or any of a sentence's listed documents)."""
+    return models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
 
 
 def point_id(doc_id: str, index: int) -> str:
@@ -442,13 +447,8 @@ class QdrantIndex:
         expected total. Asking for the documents at hand costs those documents, not the collection."""
         if doc_ids is not None and not doc_ids:
             return {}
-        where = (
-            None
-            if doc_ids is None
-            else models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
-        )
         acc: dict[str, list[Any]] = {}
-        for p in self.scroll(fields=_STATE_FIELDS, scroll_filter=where):
+        for p in self.scroll(fields=_STATE_FIELDS, scroll_filter=None if doc_ids is None else of_documents(doc_ids)):
             pl = p.payload or {}
             doc_id = str(pl.get("doc_id"))
             h = str(pl.get("content_hash"))
@@ -460,6 +460,15 @@ class QdrantIndex:
             else:  # mixed versions: only possible after an interrupted write; force a rewrite
                 cur[0] = "mixed"
         return {k: DocState(v[0], v[1], v[2], v[3]) for k, v in acc.items()}
+
+    def states_reader(self) -> Callable[[Sequence[str]], dict[str, DocState]]:
+        """Documents' states for a caller that asks batch after batch: a filtered read per batch,
+        except in qdrant-client's local mode, which tests a filter in Python on every point, so
+        there the states are read once, whole."""
+        if self.engine == "local" and self.is_local:
+            every = self.doc_states()
+            return lambda ids: every
+        return self.doc_states
 
     def chunks_by_parent(self, parent_ids: Sequence[str]) -> list[dict[str, Any]]:
         """Payloads of every chunk of the given parent sections, ordered by parent then chunk index.
@@ -605,11 +614,7 @@ class QdrantIndex:
             self.client.delete,
             self.collection,
             wait=True,
-            points_selector=models.FilterSelector(
-                filter=models.Filter(
-                    must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))]
-                )
-            ),
+            points_selector=models.FilterSelector(filter=of_documents(doc_ids)),
         )
 
     def vectors(self, point_ids: Sequence[str]) -> dict[str, np.ndarray]:

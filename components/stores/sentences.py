@@ -33,11 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from qdrant_client import models
 
 from components.ingestion.chunker import stitch_parent
 from components.models.embedders import Embedder
-from components.stores.qdrant import QdrantIndex
+from components.stores.qdrant import QdrantIndex, of_documents
 from components.text.sentences import candidate_sentences
 
 log = logging.getLogger(__name__)
@@ -53,8 +52,8 @@ BATCH = 256
 #: documents read per request when reconciling the documents a run changed
 DOC_BATCH = 512
 REFS = "doc_id"
-"""Payload key of a sentence's documents (a list: the chunk collection's keyword index on ``doc_id``
-serves it in the companion collection too)."""
+"""Payload key of a sentence's documents: a list, under the key ``of_documents`` selects on, so the
+chunk collection's keyword index on ``doc_id`` serves the companion collection too."""
 REFS_META = "refs"
 """Companion metadata key: every point lists its documents (an earlier version's did not)."""
 
@@ -237,9 +236,7 @@ class SentenceIndex:
         held: dict[str, tuple[str, set[str]]] = {}
         listed: dict[str, set[str]] = {}
         for start in range(0, len(changed), DOC_BATCH):
-            docs = models.Filter(
-                must=[models.FieldCondition(key=REFS, match=models.MatchAny(any=changed[start : start + DOC_BATCH]))]
-            )
+            docs = of_documents(changed[start : start + DOC_BATCH])
             for i, (text, holders) in section_sentences(
                 pl.payload or {} for pl in self.chunks.scroll(fields=_FIELDS, scroll_filter=docs)
             ).items():
