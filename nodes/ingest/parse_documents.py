@@ -29,11 +29,7 @@ def make(c: Components) -> Node:
             if retyped:
                 log.info("labelled %d chunks of an older version with their chunk type", retyped)
                 index.bump_version()
-            if index.engine == "local" and index.is_local:
-                # qdrant-client's local mode tests a filter in Python on every point: one whole read
-                every = index.doc_states()
-                return parse_sources(list(state.get("files") or []), lambda ids: every), retyped, base
-            return parse_sources(list(state.get("files") or []), index.doc_states), retyped, base
+            return parse_sources(list(state.get("files") or []), index.states_reader()), retyped, base
 
         res, retyped, base = await asyncio.to_thread(work)
         runtime.stream_writer(
