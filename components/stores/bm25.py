@@ -18,7 +18,7 @@ import os
 import pickle
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -161,13 +161,15 @@ class BM25Index:
                     seen.setdefault(str(v), set()).add(str(p.get("doc_id")))
         return dict(sorted(((v, len(d)) for v, d in seen.items()), key=lambda x: (-x[1], x[0])))
 
+    def _passing(self, where: Sequence[Selects]) -> Iterator[bool]:
+        """For each chunk, whether it passes every condition."""
+        return (all(c.test(p) for c in where) for p in self.payloads)
+
     def admits_any(self, where: Sequence[Selects]) -> bool:
-        return any(all(c.test(p) for c in where) for p in self.payloads)
+        return any(self._passing(where))
 
     def top(self, tokens: Sequence[str], *, limit: int, where: Sequence[Selects]) -> list[tuple[dict[str, Any], float]]:
-        allowed = None
-        if where:
-            allowed = np.fromiter((all(c.test(p) for c in where) for p in self.payloads), dtype=bool, count=self.size)
+        allowed = np.fromiter(self._passing(where), dtype=bool, count=self.size) if where else None
         return [(self.payloads[h.index], h.score) for h in self.search(list(tokens), limit=limit, allowed=allowed)]
 
     @property

@@ -5,8 +5,8 @@ save it the embedding at question time (components/stores/sentences.py says how 
 the longest step of an ingestion after the chunks' own embedding, so it reports progress, and
 it writes in batches: an interrupted run keeps what it wrote and the next one resumes. When the
 sentences were current before this run, only the documents it wrote or pruned are reconciled;
-otherwise the whole collection is, so an index ingested before this step existed gets its
-sentences on the next run, even with nothing new to write. A failure is logged, not
+otherwise the whole collection is, so an index ingested without sentence vectors gets them on
+the next run, even with nothing new to write. A failure is logged, not
 raised: the chunks are in Qdrant, and answers embed whatever sentences they find no vector for.
 """
 
@@ -38,9 +38,9 @@ def make(c: Components) -> Node:
 
             try:
                 sync = c.sentences(collection).sync
-                changed: list[str] | None = list(state.get("changed_doc_ids") or [])
-                if changed is not None and MANY_CHANGED in changed:
-                    changed = None  # too many to list: every section is reconciled
+                listed = list(state.get("changed_doc_ids") or [])
+                # too many to list: every section is reconciled
+                changed = None if MANY_CHANGED in listed else listed
                 since = state.get("base_version")
                 stats = await asyncio.to_thread(sync, changed=changed, since=since, progress=progress)
                 out = {"sentences": stats.sentences, "sentences_embedded": stats.embedded}

@@ -87,7 +87,7 @@ def test_an_interrupted_migration_leaves_no_half_collection_and_the_next_run_com
     assert sorted(p.stem for p in edge_root(store).glob("*.json")) == ["rag"]
     index = QdrantIndex(collection="rag", path=store)
     lexical = LexicalIndex(index, Tokenizer())
-    assert lexical.params() is not None  # BM25 now runs in the store
+    assert lexical.params() is not None  # the migrated collection keeps BM25's weights in the store
     hits, _ = engine_search(lexical, ["miso soup"], SearchFilters(), limit=10)
     assert {h.payload["doc_id"] for h in hits[0]} == {f"d{i}" for i in range(0, 30, 3)}
     index.close()
