@@ -40,7 +40,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from evals.artifacts import save_report
-from evals.process import ServeProcess
+from evals.process import ServeProcess, store_env
 
 log = logging.getLogger(__name__)
 
@@ -168,9 +168,7 @@ asyncio.run(main())
 
 
 def _env(store: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"QDRANT_URL", "COLLECTION", "LLM_MODEL"}}
-    env.update(QDRANT_PATH=str(store / "qdrant"), DATA_DIR=str(store / "data"), HF_HUB_OFFLINE="1")
-    return env
+    return store_env(store / "qdrant", store / "data")
 
 
 def measure(store: Path, folder: Path) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from evals.artifacts import save_report
-from evals.process import ServeProcess, rss_mb
+from evals.process import ServeProcess, rss_mb, store_env
 
 DEFAULT_REPORT = Path("evals/reports/oneshot.json")
 #: the issue's targets for a 10k-chunk store with a warm page cache, seconds
@@ -208,13 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     console = Console(stderr=True)
-    env = {k: v for k, v in os.environ.items() if k not in {"QDRANT_URL", "COLLECTION", "LLM_MODEL"}}
-    env["HF_HUB_OFFLINE"] = "1"
     with tempfile.TemporaryDirectory(prefix="rag-oneshot-") as tmp:
         if args.data_dir and args.qdrant_path:
-            env.update(DATA_DIR=str(args.data_dir.resolve()), QDRANT_PATH=str(args.qdrant_path.resolve()))
+            env = store_env(args.qdrant_path.resolve(), args.data_dir.resolve())
         elif args.corpus:
-            env.update(DATA_DIR=str(Path(tmp) / "data"), QDRANT_PATH=str(Path(tmp) / "qdrant"))
+            env = store_env(Path(tmp) / "qdrant", Path(tmp) / "data")
             corpus = Path(tmp) / "corpus.jsonl"
             with args.corpus.open(encoding="utf-8") as src:
                 corpus.write_text("".join(line for _, line in zip(range(args.limit), src, strict=False)))

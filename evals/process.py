@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+
+def store_env(qdrant_path: Path, data_dir: Path) -> dict[str, str]:
+    """This process's environment for a child working on the embedded store at these paths: no
+    Qdrant server, collection or LLM the caller's environment names, no hub download."""
+    env = {k: v for k, v in os.environ.items() if k not in {"QDRANT_URL", "COLLECTION", "LLM_MODEL"}}
+    env.update(QDRANT_PATH=str(qdrant_path), DATA_DIR=str(data_dir), HF_HUB_OFFLINE="1")
+    return env
 
 
 class ServeProcess:
