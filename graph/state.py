@@ -116,6 +116,8 @@ class Passage(TypedDict, total=False):
     score: float | None
     parent_id: str | None
     extent: Literal["parent", "window", "chunk"]
+    links: list[str]
+    """The notes its document links to ([[wikilinks]]), by name."""
 
 
 class Source(TypedDict):
@@ -146,6 +148,9 @@ class Result(TypedDict, total=False):
     """"3 of 7": where the chunk sits in its document."""
     vault: str | None
     tags: list[str]
+    aliases: list[str]
+    links: list[str]
+    """The notes its document links to ([[wikilinks]]), by name."""
     created: str | None
     modified: str | None
     language: str | None

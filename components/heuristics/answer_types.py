@@ -1,10 +1,11 @@
 """What kind of answer a question asks for, and whether a sentence holds one.
 
 Extraction prefers sentences that hold the asked-for kind (a time for "when", a number for "how
-many"); the non-LLM answer grader refuses an answer that cannot be one at all. Only a price is
-strict: "How much did the monstera cost?" is not answered by a sentence without an amount of
-money, whereas "when" is often answered by a condition ("once the soil is dry") and Japanese
-「いくら」 asks for any quantity (seats, a share, a count), so those stay preferences.
+many", for "which book" a note's field line labelled "Book:"); the non-LLM answer grader refuses
+an answer that cannot be one at all. Only a price is strict: "How much did the monstera cost?" is
+not answered by a sentence without an amount of money, whereas "when" is often answered by a
+condition ("once the soil is dry") and Japanese 「いくら」 asks for any quantity (seats, a share, a
+count), so those stay preferences.
 """
 
 from __future__ import annotations
@@ -61,6 +62,48 @@ PRICE = AnswerType(
     required=True,
 )
 TYPES: tuple[AnswerType, ...] = (WHEN, AMOUNT, PRICE)
+
+
+_ASKING = re.compile(
+    r"[?？]\s*$"
+    r"|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|should|"
+    r"would|will|has|have|had)\b"
+    r"|何|なに|なん[でのにと]|いつ|どこ|どれ|どの|どう|どんな|どちら|誰|だれ|いくつ|いくら|なぜ|(?:か|かな)[。.]?\s*$",
+    re.I,
+)
+
+
+def is_question(text: str) -> bool:
+    """Whether ``text`` asks something, as opposed to stating a claim to check.
+
+    A question names what it asks about ("my finish time in the 2026 marathon"); a claim ("10%
+    of SIDS deaths happen before 6 months") is checked against passages that may say otherwise,
+    so what it names is no constraint on them.
+    """
+    return bool(_ASKING.search(text))
+
+
+# "which book", "what dish", 「どの本」: the noun naming what is asked for (not "what is", "what kind")
+_FOCUS_EN = re.compile(
+    r"\b(?:which|what)\s+(?!(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|"
+    r"kind|sort|type|about)\b)([A-Za-z][\w-]*)",
+    re.I,
+)
+_FOCUS_JA = re.compile(r"(?:どの|何の|なんの|どんな)([^\s、。？?をがはにでのと]{1,8})")
+# a field line of a note, "Book: …", "- **When:** …", 「場所：…」 (markup already stripped)
+_LABEL = re.compile(r"^\s*([^:：\s][^:：]{0,23}?)\s*[:：]\s*\S")
+
+
+def focus(question: str) -> str:
+    """The noun a which/what question asks for ("book" in "Which book did the club discuss?"), or ""."""
+    m = _FOCUS_EN.search(question) or _FOCUS_JA.search(question)
+    return m.group(1) if m else ""
+
+
+def label(sentence: str) -> str:
+    """The label of a field line ("Book" in "Book: Convenience Store Woman"), or ""."""
+    m = _LABEL.match(sentence)
+    return m.group(1) if m else ""
 
 
 def asked(question: str) -> list[AnswerType]:

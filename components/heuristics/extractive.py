@@ -12,6 +12,12 @@ invent facts. Each sentence is scored by
 
 combined with weights ``LEXICAL_WEIGHT`` / ``SEMANTIC_WEIGHT``, with a small preference for
 higher-ranked chunks. Each selected sentence keeps a ``[n]`` citation to its passage.
+
+Notes link to notes. The words of a link (``[[Book Club 2025-10-18]]``, kept as its readable
+text) name the other note, so they are no evidence that the sentence holding them answers: they
+do not count toward its coverage. A sentence that links to a note whose passage is in the
+context only points there ("discussion notes live in Book Club 2025-10-18"); that note's own
+sentences answer, so the pointer is no candidate.
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ SEMANTIC_WEIGHT = 0.3
 COSINE_FLOOR, COSINE_CEIL = 0.80, 0.92
 #: score penalty per rank of the passage a sentence comes from
 RANK_PENALTY = 0.05
-#: bonus for a sentence holding the kind of answer the question asks for (a time, a number)
+#: bonus for a sentence holding the kind of answer the question asks for (a time, a number, a
+#: field labelled with what a which/what question names)
 ANSWER_TYPE_BONUS = 0.15
 #: sentences scored by their cosine per question (the best by lexical score; vectors stored at
 #: ingestion, or embedded when missing at ~1 ms per token on a 2-core AVX2 CPU, ~55 tokens per
@@ -128,6 +135,8 @@ def extract_answer(
     max_sentences: int = 3,
     min_coverage: float = 0.2,
     embed: Callable[[list[str]], np.ndarray] | None = None,
+    links: Sequence[Sequence[str]] = (),
+    titles: Sequence[str] = (),
 ) -> Extract:
     """Pick up to ``max_sentences`` sentences that answer the question, cited by passage.
 
@@ -136,6 +145,8 @@ def extract_answer(
     sentences and the question are embedded in one batch. Without it the score is lexical.
     A sentence must still cover ``min_coverage`` of the question's terms (or, with ``embed``,
     be semantically close), so an unrelated context yields NO_INFO rather than a guess.
+    ``links`` (per passage: the notes its document links to) and ``titles`` (per passage: its
+    note's title) make the scoring link-aware (module doc); without them every word counts.
     """
     no_info = Extract(NO_INFO.get(language, NO_INFO["en"]), 0.0, [])
     q_terms = tokenize(question)
@@ -144,17 +155,25 @@ def extract_answer(
     weights = term_weights(q_terms, idf)
     cands: list[tuple[int, int, str, float]] = []
     sentences_of: list[list[str]] = []
+    in_context = {t.casefold() for t in titles if t}
     for pi, text in enumerate(passages):
         sentences_of.append(candidate_sentences(text))
+        names = link_names(links[pi] if pi < len(links) else (), titles[pi] if pi < len(titles) else "")
         for si, sent in enumerate(sentences_of[-1]):
-            cov = term_coverage(q_terms, sent, tokenize=tokenize, weights=weights)
+            named = [n for n in names if n in sent]
+            if any(n.casefold() in in_context for n in named):
+                continue  # points to a note the context holds: that note answers for itself
+            own = without_links(sent, named)
+            cov = term_coverage(q_terms, own, tokenize=tokenize, weights=weights)
             cands.append((pi, si, sent, cov))
     if not cands:
         return no_info
     wants = answer_types.asked(question)
+    focus = set(tokenize(answer_types.focus(question)))
     lexical = []
     for pi, _, sent, cov in cands:
-        bonus = ANSWER_TYPE_BONUS if cov > 0 and any(t.held_by(sent) for t in wants) else 0.0
+        holds = any(t.held_by(sent) for t in wants) or bool(focus & set(tokenize(answer_types.label(sent))))
+        bonus = ANSWER_TYPE_BONUS if cov > 0 and holds else 0.0
         lexical.append((cov + bonus) * (1.0 - RANK_PENALTY * pi))
     order = sorted(range(len(cands)), key=lambda i: -lexical[i])
     sem = np.zeros(len(cands))
@@ -177,6 +196,7 @@ def extract_answer(
     best = scored[0][0]
     chosen = [x for x in scored[:max_sentences] if x[0] >= best * 0.6]
     chosen += _neighbours(chosen, sentences_of)
+    chosen += _record_fields(chosen, sentences_of, focus, tokenize)
     # passages in the order of their best sentence, sentences of one passage in reading order
     first: dict[int, int] = {}
     for rank, x in enumerate(chosen):
@@ -184,6 +204,47 @@ def extract_answer(
     chosen.sort(key=lambda x: (first[x[1]], x[2]))
     answer = join_cited([(s, pi + 1) for _, pi, _, s, _ in chosen], language)
     return Extract(answer, round(min(1.0, best), 3), sorted({pi + 1 for _, pi, _, _, _ in chosen}))
+
+
+def _record_fields(
+    chosen: Sequence[tuple[float, int, int, str, float]],
+    sentences_of: Sequence[Sequence[str]],
+    focus: set[str],
+    tokenize: Callable[[str], list[str]],
+) -> list[tuple[float, int, int, str, float]]:
+    """Field lines labelled with what the question asks for, from the records chosen lines belong to.
+
+    A note records one event as labelled lines ("When: 18 October 2025", "Book: …"). The line
+    that matches the question's conditions is often not the one labelled with what it asks for
+    ("Which book … in October 2025?"), so a chosen field line brings its passage's field lines
+    whose label names the question's focus.
+    """
+    if not focus:
+        return []
+    taken = {(pi, si) for _, pi, si, _, _ in chosen}
+    extra: list[tuple[float, int, int, str, float]] = []
+    for score, pi, _, sent, _ in chosen:
+        if not answer_types.label(sent):
+            continue
+        for si, other in enumerate(sentences_of[pi]):
+            if (pi, si) not in taken and focus & set(tokenize(answer_types.label(other))):
+                extra.append((score, pi, si, other, 0.0))
+                taken.add((pi, si))
+    return extra
+
+
+def link_names(links: Sequence[str], own_title: str) -> list[str]:
+    """The readable names of a passage's links, longest first (so that "A B" goes before "A"),
+    without its own note's title (a note naming itself is not pointing elsewhere)."""
+    own = own_title.casefold()
+    return sorted({n for n in (str(x).strip() for x in links) if n and n.casefold() != own}, key=len, reverse=True)
+
+
+def without_links(sentence: str, names: Sequence[str]) -> str:
+    """The sentence with the names of the notes it links to blanked out."""
+    for name in names:
+        sentence = sentence.replace(name, " ")
+    return sentence
 
 
 def _neighbours(

@@ -12,7 +12,8 @@ With an LLM these are judgement calls; without one they are calibrated measureme
   closest context sentence over a calibrated threshold).
 * ``grade_answer``: the question–answer similarity (the length-weighted mean of the question's
   cosines to the answer's sentences) over a threshold; the fixed "no information" answers are
-  never useful.
+  never useful, nor is an answer whose passages never name a number the question names (a
+  year, a date, a dose: "the 2026 marathon" is not answered from a note about 2025's).
 
 Every verdict carries a 0..1 score and a reason that Studio and ``--debug`` show.
 """
@@ -23,6 +24,7 @@ import logging
 import math
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from components.heuristics import answer_types
-from components.heuristics.extractive import term_coverage, term_weights
+from components.heuristics.extractive import link_names, term_coverage, term_weights, without_links
 from components.models.calibration import FALLBACK, Calibration
 from components.text.messages import NO_INFO
 from components.text.sentences import split_sentences
@@ -276,6 +278,42 @@ class AnswerGrade:
     reason: str = ""
 
 
+#: a number as written (full-width digits are folded first): 2026, 1:47, 3.5, 10,000
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+#: digits a question's number needs to count as a constraint: "2カ国答えなさい", "name two" count
+#: the answers asked for, while years, dates, doses and amounts have two or more
+CONSTRAINT_DIGITS = 2
+
+
+def numbers_unmet(question: str, passages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The numbers ``question`` names that none of ``passages`` does (in its text, title or section).
+
+    A number in a question is a constraint (a year, a date, a week, a dose), and an answer from
+    passages that never state it answers another question: "my finish time in the 2026 full
+    marathon" from a note about 2025's half marathon. The words of a passage's links name other
+    notes, so a number there (``[[2026年の目標]]``) does not count. A number is held when it is
+    part of one the passages write (a question's "020年" for 2020 is a typo, not another year).
+    A claim (no question: "10% of SIDS deaths …") is checked, not constrained, by its numbers.
+    """
+    if not answer_types.is_question(question):
+        return []  # a claim to check: passages that state another number refute it, and answer
+    asked = dict.fromkeys(
+        n
+        for n in _NUMBER.findall(unicodedata.normalize("NFKC", question))
+        if sum(ch.isdigit() for ch in n) >= CONSTRAINT_DIGITS
+    )
+    if not asked or not passages:
+        return []
+    held: set[str] = set()
+    for p in passages:
+        names = link_names(p.get("links") or (), str(p.get("title") or ""))
+        text = " ".join(
+            [without_links(str(p.get("text") or ""), names), str(p.get("title") or ""), str(p.get("section") or "")]
+        )
+        held.update(_NUMBER.findall(unicodedata.normalize("NFKC", text)))
+    return [n for n in asked if not any(n in h for h in held)]
+
+
 def grade_answer(
     question: str,
     answer: str,
@@ -285,6 +323,7 @@ def grade_answer(
     idf: Mapping[str, float],
     calibration: Calibration = FALLBACK,
     threshold: float | None = None,
+    cited: Sequence[Mapping[str, Any]] = (),
 ) -> AnswerGrade:
     """Whether the answer addresses the question: p(useful) from the question–answer cosine and
     the idf-weighted share of the question's terms the answer holds; "no information" answers
@@ -295,7 +334,9 @@ def grade_answer(
     embeds nothing new). Coverage carries most of the weight: another question's answer is often
     as close in cosine (e5 puts unrelated text near 0.8) but shares almost none of the terms
     (coefficients and figures: ``components/models/calibration.py``). ``threshold`` is the
-    probability to reach (default 0.5).
+    probability to reach (default 0.5). ``cited`` (the passages the answer cites: ``text``,
+    ``title``, ``section``, ``links``) must name every number the question names
+    (``numbers_unmet``).
 
     ``embed`` as for ``check_support`` (symmetric; with ``Embedder.encode_queries`` the question
     and an extractive answer's sentences come from its cache). Without it, any non-empty answer
@@ -306,6 +347,8 @@ def grade_answer(
         return AnswerGrade(False, 0.0, "no-information answer")
     if (kind := answer_types.missing(question, _CITATION.sub("", answer))) is not None:
         return AnswerGrade(False, 0.0, f"the question asks for a {kind.name}; the answer holds none")
+    if unmet := numbers_unmet(question, cited):
+        return AnswerGrade(False, 0.0, f"the question names {', '.join(unmet)}; no passage the answer cites does")
     sents = answer_sentences(answer)
     if embed is None:
         return AnswerGrade(True, 0.5, "no embedder: non-empty answer assumed useful")

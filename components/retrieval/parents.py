@@ -42,6 +42,7 @@ class Passage(BaseModel):
     extent: Literal["parent", "window", "chunk"] = Field(
         default="chunk", description="How much of the parent section the text covers."
     )
+    links: list[str] = Field(default_factory=list, description="The notes its document links to ([[wikilinks]]).")
 
 
 # ------------------------------------------------------------------ stitching
@@ -134,6 +135,7 @@ def expand_to_parents(
                 score=max(float(h.get("score") or 0.0) for h in hits),
                 parent_id=parent_id,
                 extent=extent,
+                links=[str(x) for x in top.get("links") or []],
             )
         )
         used += count_tokens(text)

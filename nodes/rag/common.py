@@ -45,6 +45,7 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "vault": payload.get("vault"),
         "tags": payload.get("tags") or [],
         "aliases": payload.get("aliases") or [],
+        "links": payload.get("links") or [],
         "created": payload.get("created"),
         "modified": payload.get("modified"),
         "language": payload.get("language"),

@@ -52,6 +52,7 @@ def passages_of(state: RAGState) -> list[Passage]:
             title=r.get("title"),
             section=" > ".join(r.get("section_hierarchy") or []),
             score=r.get("score"),
+            links=list(r.get("links") or []),
         )
         for i, r in enumerate(state.get("results") or [], start=1)
     ]
@@ -118,6 +119,8 @@ def make(c: Components) -> Node:
             # the query encoder's vectors (what extraction was tuned on): the sentences' were stored
             # at ingestion (components/stores/sentences.py); the rest are embedded now and cached
             embed=c.sentences(ctx.collection or None).embed,
+            links=[p.get("links") or [] for p in passages],
+            titles=[p.get("title") or "" for p in passages],
         )
         return {
             "answer": ex.answer,

@@ -20,8 +20,9 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.heuristics import grading
 from graph.context import Context
-from graph.state import AnswerVerdict, RAGState
+from graph.state import AnswerVerdict, Passage, RAGState
 from nodes.rag.common import count_failure, judge
+from nodes.rag.generate_answer import passages_of
 from nodes.rag.rails import raw_words
 from nodes.rag.schemas import AnswerGrade
 from nodes.types import RAGNode as Node
@@ -32,6 +33,12 @@ def confidence(*scores: float | None) -> float:
     if not vals or min(vals) == 0.0:
         return 0.0
     return round(math.exp(sum(math.log(v) for v in vals) / len(vals)), 3)
+
+
+def cited_passages(state: RAGState) -> list[Passage]:
+    """The passages the answer's sources name."""
+    cited = {s["n"] for s in state.get("sources") or []}
+    return [p for p in passages_of(state) if p.get("n") in cited]
 
 
 def make(c: Components) -> Node:
@@ -52,6 +59,7 @@ def make(c: Components) -> Node:
                 idf=c.corpus(ctx.collection or None).idf,
                 calibration=c.calibration,
                 threshold=ctx.answer_threshold,
+                cited=cited_passages(state),
             )
             return {"useful": a.useful, "score": round(a.score, 4), "reason": a.reason, "path": "similarity"}
 

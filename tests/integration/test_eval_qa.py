@@ -192,3 +192,9 @@ def test_the_sample_vault_set_runs_end_to_end(store: Components, tmp_path: Path)
     assert by_id["fu-miso-boil"]["metrics"]["span_in_answer"] == 1.0  # a follow-up, answered in its thread
     assert by_id["filt-double-fry"]["metrics"]["cites_gold"] == 1.0  # a filtered question
     assert by_id["un-sapporo"]["declined"] and by_id["un-quantum"]["declined"]
+    # issue 16's target: every answerable question cites its gold note, every other one is declined
+    assert agg["metrics"]["cites_gold"]["mean"] == 1.0 and agg["metrics"]["declined_correctly"]["mean"] == 1.0
+    # a note that only links to the meeting note is not the answer: the meeting note is
+    assert "Convenience Store Woman" in by_id["en-book-club-book"]["answer"]
+    # the goal for the 2026 marathon, in a note about 2025's half marathon, is no finish time
+    assert by_id["un-full-marathon"]["declined"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from components.heuristics.extractive import join_cited
+from components.text.messages import NO_INFO
 
 
 def test_english_sentences_cite_after_the_full_stop_with_spaces() -> None:
@@ -52,3 +55,36 @@ def test_a_sentence_that_stands_alone_is_answered_alone() -> None:
     passage = "味噌は火を止めてから溶き入れる。このとき、だしは沸騰させない。昆布は前の晩から水に浸けておく。"
     answer = _extract("味噌を入れるタイミングは？", passage, "ja")
     assert answer.startswith("味噌は火を止めてから") and "昆布" not in answer
+
+
+# ---------------------------------------------------------------- notes that link to notes
+def test_a_sentence_pointing_to_a_note_in_the_context_gives_way_to_that_notes_own() -> None:
+    from components.heuristics.extractive import extract_answer
+    from components.text.tokenizer import Tokenizer
+
+    reading_list = "Read 20 books in 2025. Discussion notes for the book-club picks live in Book Club 2025-10-18."
+    meeting = "When: Saturday 18 October 2025.\nBook: Convenience Store Woman by Sayaka Murata."
+    question = "Which book did the book club discuss in October 2025?"
+    tok = Tokenizer()
+    idf = {t: 1.0 for t in tok(reading_list + meeting + question)}
+
+    def answer(**links: Any) -> str:
+        return extract_answer(question, [reading_list, meeting], tokenize=tok, idf=idf, **links).answer
+
+    assert "live in Book Club" in answer()  # word for word, the pointer matches best
+    linked = answer(links=[["Book Club 2025-10-18"], []], titles=["Reading List 2025", "Book Club 2025-10-18"])
+    assert "live in Book Club" not in linked and "October 2025" in linked and "[2]" in linked
+
+
+def test_the_words_of_a_link_are_no_evidence_for_the_sentence_holding_them() -> None:
+    from components.heuristics.extractive import extract_answer
+    from components.text.tokenizer import Tokenizer
+
+    note = "Next goal: a marathon, written up in Kyoto Trip Plans."
+    question = "What are my Kyoto trip plans?"
+    tok = Tokenizer()
+    idf = {t: 1.0 for t in tok(note + question)}
+    kw: dict[str, Any] = {"tokenize": tok, "idf": idf}
+    assert "[1]" in extract_answer(question, [note], **kw).answer
+    unlinked = extract_answer(question, [note], links=[["Kyoto Trip Plans"]], titles=["Running Log"], **kw)
+    assert unlinked.answer == NO_INFO["en"]
