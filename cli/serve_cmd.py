@@ -96,12 +96,17 @@ class Server:
         )
 
     async def _warm_up(self) -> None:
-        """Run one search, which loads the store, the model, the rails, Presidio and BM25."""
+        """Run one search, which loads the store, the model, the rails, Presidio and BM25, then
+        the PII pipelines of the languages that search did not need (a one-shot command loads only
+        its question's)."""
+        from guardrails.pii import preload
+
         try:
             await self.search({"payload": {"question": WARM_UP_QUERY, "top_k": 1}}, _ignore)
         except CollectionNotFound as e:  # nothing ingested yet: still worth serving (status, ingest)
             log.info("warm-up search skipped: %s", e)
             await asyncio.to_thread(self.c.embedder.warm_up)
+        await asyncio.to_thread(preload)
 
     async def _wait_for_stop(self) -> None:
         while not self.stop.is_set():
