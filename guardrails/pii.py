@@ -465,6 +465,10 @@ class _Pipelines(Mapping[str, Any]):
                 log.info("pii: %s pipeline %s loaded in %.2f s", lang, self._models[lang], took)
         return self._loaded[lang]
 
+    @property
+    def loaded(self) -> list[str]:
+        return list(self._loaded)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._models)
 
@@ -511,6 +515,11 @@ def analyzer() -> AnalyzerEngine:
 def load_seconds() -> float:
     """How long building the analyzer and loading every pipeline took (loads what is not yet)."""
     return _engine().preload()
+
+
+def loaded_languages() -> list[str]:
+    """The languages whose spaCy pipeline this process has loaded."""
+    return sorted(_ENGINE.pipelines.loaded) if _ENGINE is not None else []
 
 
 def preload() -> None:

@@ -226,7 +226,7 @@ def test_a_verb_is_not_a_japanese_name() -> None:
     assert "受けた" not in [e.text for e in found]
 
 
-def test_presidio_loads_without_transformers_pipelines_and_leaves_them_importable() -> None:
+def test_presidio_loads_without_transformers_pipelines_and_only_the_spacy_pipelines_a_text_needs() -> None:
     # a fresh interpreter: other tests may have imported transformers' pipelines already
     import subprocess
     import sys
@@ -238,9 +238,17 @@ def test_presidio_loads_without_transformers_pipelines_and_leaves_them_importabl
         "print(sorted(found), 'transformers.pipelines' in sys.modules)\n"
         "from transformers import pipeline\n"
         "print(callable(pipeline))\n"
+        "from guardrails.pii import loaded_languages\n"
+        "print(loaded_languages())\n"
+        "found = {e.text for e in detect_pii('私の同僚の John Smith に連絡して', language='ja')}\n"
+        "print(sorted(found), loaded_languages())\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
-    found, pipelines = out.stdout.splitlines()[0].rsplit(" ", 1)
+    lines = out.stdout.splitlines()
+    found, pipelines = lines[0].rsplit(" ", 1)
     assert "PERSON" in found and "PHONE_NUMBER" in found
     assert pipelines == "False"  # 3 s of every one-shot command, for an engine not used
-    assert out.stdout.splitlines()[1] == "True"
+    assert lines[1] == "True"
+    # a Japanese text without Latin names never waits for the English pipeline, and one with them does
+    assert lines[2] == "['ja']"
+    assert lines[3] == "['John Smith'] ['en', 'ja']"
