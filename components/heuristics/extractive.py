@@ -172,7 +172,7 @@ def extract_answer(
     focus = set(tokenize(answer_types.focus(question)))
     lexical = []
     for pi, _, sent, cov in cands:
-        holds = any(t.held_by(sent) for t in wants) or bool(focus & set(tokenize(answer_types.label(sent))))
+        holds = any(t.held_by(sent) for t in wants) or bool(focus and focus & set(tokenize(answer_types.label(sent))))
         bonus = ANSWER_TYPE_BONUS if cov > 0 and holds else 0.0
         lexical.append((cov + bonus) * (1.0 - RANK_PENALTY * pi))
     order = sorted(range(len(cands)), key=lambda i: -lexical[i])
