@@ -205,41 +205,68 @@ class GPTCacheBackend:
             raise ValueError(f"threshold must be in (0, 1], not {threshold}")
         if max_entries < 1 or ttl_seconds <= 0:
             raise ValueError("max_entries must be at least 1 and ttl_seconds positive")
-        _refuse_installs()
-        from gptcache import Cache
-        from gptcache.manager import get_data_manager
-        from gptcache.manager.scalar_data.sql_storage import SQLStorage
-
-        url = url or f"sqlite:///{folder / FILE_NAME}"
-        self.path = database.sqlite_file(url)
-        self.where = database.location(url)
+        self._url = url or f"sqlite:///{folder / FILE_NAME}"
+        self.path = database.sqlite_file(self._url)
+        self.where = database.location(self._url)
         self.threshold = threshold
         self.ttl_seconds = ttl_seconds
+        self._max_entries = max_entries
         self._clock = clock
         self._lock = threading.Lock()
-        self._vectors = ScopedVectors(database.engine(url, what="the semantic cache"))
-        # SQLStorage itself rather than CacheBase("postgresql"), whose driver check asks for psycopg2
-        # (and would pip-install it); psycopg 3 serves both GPTCache's tables and ours
-        scalars = SQLStorage(
-            db_type="postgresql" if database.is_postgres(url) else "sqlite", url=url, table_name="rag_cache"
-        )
-        self._manager = get_data_manager(
-            scalars, self._vectors, max_size=max_entries, clean_size=max(1, max_entries // 10)
-        )
-        self.cache = Cache()
-        # vectors come from the project's embedder (the question's vector is already computed for
-        # routing); GPTCache's embedding step passes them through
-        self.cache.init(embedding_func=lambda vector, **_: vector, data_manager=self._manager)
+        # GPTCache, SQLAlchemy and the database open on first use: building the graph reads this
+        # object (LangGraph inspects what each node refers to), and a search never asks the cache
+        self._opened: tuple[ScopedVectors, Any, Any] | None = None
+        self._open_lock = threading.Lock()
         self._hits = 0
         self._misses = 0
+
+    def _open(self) -> tuple[ScopedVectors, Any, Any]:
+        """GPTCache's data manager and ``Cache`` over this database, made on first use."""
+        with self._open_lock:
+            if self._opened is None:
+                _refuse_installs()
+                from gptcache import Cache
+                from gptcache.manager import get_data_manager
+                from gptcache.manager.scalar_data.sql_storage import SQLStorage
+
+                vectors = ScopedVectors(database.engine(self._url, what="the semantic cache"))
+                # SQLStorage itself rather than CacheBase("postgresql"), whose driver check asks for
+                # psycopg2 (and would pip-install it); psycopg 3 serves both GPTCache's tables and ours
+                scalars = SQLStorage(
+                    db_type="postgresql" if database.is_postgres(self._url) else "sqlite",
+                    url=self._url,
+                    table_name="rag_cache",
+                )
+                manager = get_data_manager(
+                    scalars, vectors, max_size=self._max_entries, clean_size=max(1, self._max_entries // 10)
+                )
+                cache = Cache()
+                # vectors come from the project's embedder (the question's vector is already
+                # computed for routing); GPTCache's embedding step passes them through
+                cache.init(embedding_func=lambda vector, **_: vector, data_manager=manager)
+                self._opened = (vectors, manager, cache)
+            return self._opened
+
+    @property
+    def _vectors(self) -> ScopedVectors:
+        return self._open()[0]
+
+    @property
+    def _manager(self) -> Any:
+        return self._open()[1]
+
+    @property
+    def cache(self) -> Any:
+        """GPTCache's ``Cache`` object (opens the database)."""
+        return self._open()[2]
 
     @contextlib.contextmanager
     def _in(self, scope: str) -> Iterator[None]:
         """Under the lock, with the vector store searching ``scope``; storage errors (a locked or
         damaged file) become ServiceUnavailable, which the graph treats as a cache miss."""
         with self._lock:
-            self._vectors.scope = scope_key(scope)
             try:
+                self._vectors.scope = scope_key(scope)
                 yield
             except (OSError, ValueError) as e:
                 raise ServiceUnavailable(
@@ -320,7 +347,7 @@ class GPTCacheBackend:
 
     def close(self) -> None:
         with self._lock:
-            if not self._vectors._closed:
+            if self._opened is not None and not self._vectors._closed:
                 self._manager.flush()
                 self._vectors.close()
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from components.stores.gptcache_backend import GPTCacheBackend
+from components.stores.gptcache_backend import FILE_NAME, GPTCacheBackend
 
 DIM = 32
 
@@ -145,6 +145,14 @@ def test_invalid_settings_are_refused(make: Make) -> None:
         make(max_entries=0)
 
 
+def test_the_database_is_opened_by_the_first_use_not_by_construction(make: Make, tmp_path: Path) -> None:
+    """Building the graph reads the cache object; a search, which never asks it, must not pay for it."""
+    cache = make()
+    assert not (tmp_path / "cache" / FILE_NAME).exists()
+    assert cache.lookup(vec(1), scope=SCOPE) is None
+    assert (tmp_path / "cache" / FILE_NAME).exists()
+
+
 def test_concurrent_use_keeps_the_cache_consistent(make: Make) -> None:
     cache = make(max_entries=50)
     vectors = [vec(i) for i in range(200)]
@@ -180,9 +188,9 @@ def test_a_second_instance_on_the_same_folder_sees_the_entries(make: Make) -> No
 
 
 def test_gptcache_never_installs_a_package(make: Make) -> None:
+    make().lookup(vec(1), scope=SCOPE)  # GPTCache loads on first use
     import gptcache.utils.dependency_control as control
 
-    make()
     with pytest.raises(RuntimeError, match="pip-install"):
         control.prompt_install("milvus")
 
