@@ -18,9 +18,10 @@ Engines:
   into memory on open; brute-force search; filters evaluated in Python) and the in-memory BM25
   index (``components/stores/bm25.py``), loaded from its pickle on open and rebuilt whole after a
   write, as ingestion does.
-* ``edge`` — Qdrant Edge (``qdrant-edge-py``), Qdrant's engine in-process: HNSW for the dense
-  vectors, BM25 term weights as sparse vectors with the engine's IDF, a keyword payload index on
-  ``vault``, fusion inside the engine (RRF). The candidate for the default store (issue 18).
+* ``edge`` — Qdrant Edge (``qdrant-edge-py``), Qdrant's engine in-process, as the default store
+  configures it (``components/stores/edge.py``): HNSW for the dense vectors, BM25 term weights as
+  sparse vectors with the engine's IDF, the product's payload indexes (``INDEXED``), the sparse and
+  payload indexes memory-mapped; fusion inside the engine (RRF).
 
 A size whose build is estimated past ``--max-minutes`` is skipped and reported as such.
 """
@@ -280,12 +281,18 @@ class EdgeEngine(Engine):
         avgdl = float(np.mean([len(t) for t in src.tokens])) or 1.0
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "avgdl").write_text(str(avgdl))
+        from qdrant_client import models
+
+        from components.stores.edge import index_params, sparse_params
+        from components.stores.qdrant import INDEXED
+
         config = qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=src.vectors.shape[1], distance=qe.Distance.Dot)},
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            sparse_vectors={SPARSE: sparse_params(models.SparseVectorParams(modifier=models.Modifier.IDF))},
         )
         shard = qe.EdgeShard.create(str(folder / "edge"), config)
-        shard.update(qe.UpdateOperation.create_field_index("vault", qe.PayloadSchemaType.Keyword))
+        for field, kind in INDEXED.items():  # the product's payload indexes, placed as it places them
+            shard.update(qe.UpdateOperation.create_field_index(field, index_params(kind)))
         sparse = [sparse_of(t, avgdl) for t in src.tokens]
         batch: list[Any] = []
         for i, v, payload in copies(src, n):
