@@ -39,29 +39,25 @@ log = logging.getLogger(__name__)
 FOLDER = "edge"
 """Subfolder of QDRANT_PATH that holds the Edge shards (local mode's files stay beside it)."""
 _LOCK = ".lock"
-_SCHEMA: dict[str, qe.PayloadSchemaType] = {
-    "keyword": qe.PayloadSchemaType.Keyword,
-    "integer": qe.PayloadSchemaType.Integer,
-    "float": qe.PayloadSchemaType.Float,
-    "bool": qe.PayloadSchemaType.Bool,
-    "datetime": qe.PayloadSchemaType.Datetime,
-    "text": qe.PayloadSchemaType.Text,
-    "uuid": qe.PayloadSchemaType.Uuid,
+# Each payload-index kind, by qdrant-client's schema name: Edge's type (to report the index back in
+# qdrant-client's terms) and the parameters it is created with. Payload indexes and the sparse (BM25)
+# index are memory-mapped: a process that opens the store reads the pages its queries touch. Held in
+# RAM, each is read whole at every open, which grows with the store (at 1M chunks the BM25 index
+# alone took 0.47 s of a 1.8 s open), and a one-shot command opens it each time. HNSW links and dense
+# vectors stay as Edge places them (cold vectors searched 9x slower; decision 0018).
+_INDEX_KINDS: dict[str, tuple[qe.PayloadSchemaType, Callable[[], Any]]] = {
+    "keyword": (qe.PayloadSchemaType.Keyword, lambda: qe.KeywordIndexParams(on_disk=True)),
+    "integer": (
+        qe.PayloadSchemaType.Integer,
+        lambda: qe.IntegerIndexParams(lookup=True, range=True, on_disk=True),
+    ),
+    "float": (qe.PayloadSchemaType.Float, lambda: qe.FloatIndexParams(on_disk=True)),
+    "bool": (qe.PayloadSchemaType.Bool, lambda: qe.BoolIndexParams(on_disk=True)),
+    "datetime": (qe.PayloadSchemaType.Datetime, lambda: qe.DatetimeIndexParams(on_disk=True)),
+    "text": (qe.PayloadSchemaType.Text, lambda: qe.TextIndexParams(on_disk=True)),
+    "uuid": (qe.PayloadSchemaType.Uuid, lambda: qe.UuidIndexParams(on_disk=True)),
 }
-_SCHEMA_NAME = {kind: models.PayloadSchemaType(name) for name, kind in _SCHEMA.items()}
-# Payload indexes and the sparse (BM25) index are memory-mapped: a process that opens the store reads
-# the pages its queries touch. Held in RAM, each is read whole at every open, which grows with the
-# store (at 1M chunks the BM25 index alone took 0.47 s of a 1.8 s open); a one-shot command opens it
-# each time. HNSW links and dense vectors stay as Edge places them (cold vectors searched 9x slower).
-_ON_DISK_INDEX: dict[str, Callable[[], Any]] = {
-    "keyword": lambda: qe.KeywordIndexParams(on_disk=True),
-    "integer": lambda: qe.IntegerIndexParams(lookup=True, range=True, on_disk=True),
-    "float": lambda: qe.FloatIndexParams(on_disk=True),
-    "bool": lambda: qe.BoolIndexParams(on_disk=True),
-    "datetime": lambda: qe.DatetimeIndexParams(on_disk=True),
-    "text": lambda: qe.TextIndexParams(on_disk=True),
-    "uuid": lambda: qe.UuidIndexParams(on_disk=True),
-}
+_SCHEMA_NAME = {kind: models.PayloadSchemaType(name) for name, (kind, _) in _INDEX_KINDS.items()}
 _DISTANCE = {
     models.Distance.DOT: qe.Distance.Dot,
     models.Distance.COSINE: qe.Distance.Cosine,
@@ -414,7 +410,7 @@ def _vector(vector: Any) -> Any:
 
 def index_params(kind: str) -> Any:
     """Edge's parameters for a payload index of a qdrant-client schema name ("keyword", ...)."""
-    return _ON_DISK_INDEX[kind]()
+    return _INDEX_KINDS[kind][1]()
 
 
 def sparse_params(p: models.SparseVectorParams) -> qe.EdgeSparseVectorParams:
@@ -422,7 +418,7 @@ def sparse_params(p: models.SparseVectorParams) -> qe.EdgeSparseVectorParams:
     if p.modifier not in (None, models.Modifier.NONE, models.Modifier.IDF):
         raise TypeError(f"the Edge store has no sparse modifier {p.modifier!r}")
     modifier = qe.Modifier.Idf if p.modifier == models.Modifier.IDF else None
-    return qe.EdgeSparseVectorParams(modifier=modifier, on_disk=True)  # memory-mapped: see _ON_DISK_INDEX
+    return qe.EdgeSparseVectorParams(modifier=modifier, on_disk=True)  # memory-mapped: see _INDEX_KINDS
 
 
 def _record(p: Any) -> models.Record:
