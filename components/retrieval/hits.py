@@ -7,10 +7,18 @@ serialise for checkpoints); ``Hit`` is the in-process form.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
+
+#: what fusion and grouping read of a candidate: retrievers return only these payload keys for
+#: their long lists (a full payload costs the embedded store 4x the search at 500 candidates),
+#: and the chunks a run keeps get the rest afterwards (``hydrate``)
+LISTED = ("doc_id", "language")
+#: a key every stored chunk's full payload has, and a listed one lacks
+_FULL_KEY = "text"
 
 
 class HitRecord(TypedDict):
@@ -55,3 +63,13 @@ class Hit:
             dict(d.get("ranks") or {}),
             dict(d.get("scores") or {}),
         )
+
+
+def hydrate(hits: Sequence[Hit], payloads: Callable[[list[str]], dict[str, dict[str, Any]]]) -> list[Hit]:
+    """``hits`` with their full payloads: those retrieved with ``LISTED`` keys only are read by id
+    (``payloads``, e.g. ``QdrantIndex.payloads``) in one request; hits that have theirs cost nothing."""
+    missing = [h.point_id for h in hits if _FULL_KEY not in h.payload]
+    if not missing:
+        return list(hits)
+    found = payloads(missing)
+    return [h if h.point_id not in found else replace(h, payload=found[h.point_id]) for h in hits]

@@ -13,11 +13,16 @@ injection detector, the size limit and Presidio) decides allow, block or redact:
 
 With an LLM configured, NeMo's self-check input rail asks the grader model too; a failure of that
 call leaves the non-LLM verdict standing.
+
+Search (``mode="search"``) skips the rail (``guardrails.policy``: ``block_search_queries``): it
+runs no model and keeps nothing, it is searched for its own words, and its log line names a hash
+of the query and its length.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import uuid
 from typing import Any
@@ -39,6 +44,12 @@ from nodes.types import RAGNode as Node
 log = logging.getLogger(__name__)
 
 SELF_CHECK_FAILED = "The LLM input check could not run ({why}); the non-LLM checks' verdict stands."
+SEARCH_UNCHECKED = "search runs no model and keeps nothing: not checked (guardrails.policy)"
+
+
+def unchecked_digest(text: str) -> str:
+    """What the log says of a text no rail has checked: a hash and the length, never the words."""
+    return f"sha256:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]} ({len(text)} characters)"
 
 
 def make(c: Components) -> Node:
@@ -47,6 +58,16 @@ def make(c: Components) -> Node:
         raw = question_of(state)
         request_id = uuid.uuid4().hex[:12]
         language = detect_language(raw) if raw else "und"
+        if state.get("mode") == "search" and not POLICY.block_search_queries:
+            log.info("request %s: search query %s", request_id, unchecked_digest(raw))
+            unchecked = GuardrailVerdict(allowed=True, category=None, reason=SEARCH_UNCHECKED, pii=[])
+            return {
+                **run_reset(),
+                "request_id": request_id,
+                "question": raw,
+                "language": language,
+                "guardrail": unchecked,
+            }
         verdict = await rails_of(c).check_input(raw, language=language, refusal=refusal(None, language))
         notes: list[str] = []
         if verdict.allowed and raw and ctx.llm_input_check and use_llm(c, ctx, "grader", ctx.grader_model):
@@ -72,7 +93,7 @@ def make(c: Components) -> Node:
             pii=sorted({e.kind for e in verdict.pii}),
         )
         log.info("request %s: %s", request_id, question[: POLICY.log_preview_chars])
-        if not verdict.allowed and (state.get("mode") != "search" or POLICY.block_search_queries):
+        if not verdict.allowed:
             log.warning("request %s blocked by the input guardrail: %s", request_id, verdict.reason)
             notes.append(f"The question was blocked by the input guardrail ({verdict.category}).")
             out.update(

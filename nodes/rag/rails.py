@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any
 
 from components.factory import Components
+from components.models.embedders import Embedder
 from components.retrieval.hits import HitRecord
 from graph.context import Context
 from graph.state import Passage, RAGState
@@ -36,10 +37,10 @@ _RAILS: weakref.WeakKeyDictionary[Components, Rails] = weakref.WeakKeyDictionary
 _RAILS_LOCK = threading.Lock()
 
 
-def _input_check(c: Components, text: str, language: str) -> InputVerdict:
+def _input_check(embedder: Embedder, text: str, language: str) -> InputVerdict:
     # the curated patterns first (microseconds), then the classifier, whose embedding of a
     # question is the one routing reads from the embedder's query cache
-    checks = (curated_injection, detector_for(c.embedder).as_check())
+    checks = (curated_injection, detector_for(embedder).as_check())
     return check_input(text, language=language, injection_checks=checks)
 
 
@@ -48,11 +49,12 @@ def _output_check(answer: str, passages: Sequence[str], markers: Sequence[str], 
 
 
 def rails_of(c: Components) -> Rails:
-    """The NeMo rails of ``c``, built once."""
+    """The NeMo rails of ``c``, built once. They hold ``c``'s embedder, never ``c`` itself: a
+    value that refers to its weak key keeps the entry, and so ``c``, alive for good."""
     with _RAILS_LOCK:
         rails = _RAILS.get(c)
         if rails is None:
-            rails = Rails(input_check=partial(_input_check, c), output_check=_output_check)
+            rails = Rails(input_check=partial(_input_check, c.embedder), output_check=_output_check)
             _RAILS[c] = rails
         return rails
 
@@ -132,7 +134,10 @@ class RawQuestions:
             return query
         if query.strip() == item.redacted.strip():
             return item.raw
-        for placeholder, words in item.swaps:  # a rewrite keeps some placeholders: fill them in order
+        # the whole question inside a longer query (PRF repeats it), then any placeholders a
+        # rewrite kept, filled in order
+        query = query.replace(item.redacted, item.raw)
+        for placeholder, words in item.swaps:
             query = query.replace(placeholder, words, 1)
         return query
 

@@ -11,10 +11,12 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import QueryError
 from components.retrieval.dense import dense_search, similar_search
+from components.retrieval.hits import LISTED
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import run_filters
 from nodes.rag.failures import Fallback
+from nodes.rag.rails import for_retrieval
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
@@ -23,6 +25,8 @@ log = logging.getLogger(__name__)
 def make(c: Components) -> Node:
     async def retrieve_dense(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
+        if "dense" not in ctx.retrievers and not state.get("similar_to"):
+            return {"dense_hits": []}
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         collection = ctx.collection or None
@@ -38,10 +42,11 @@ def make(c: Components) -> Node:
                     dense_search,
                     c.index(collection),
                     c.embedder,
-                    list(state.get("dense_queries") or state.get("queries") or []),
+                    for_retrieval(state, state.get("dense_queries") or state.get("queries") or []),
                     filters,
                     limit=limit,
                     payloads=c.payload_mirror(collection),
+                    fields=LISTED,
                 )
         return {"dense_hits": [[h.to_dict() for h in q] for q in hits], "retrievers": ["dense"], "timings_ms": timings}
 

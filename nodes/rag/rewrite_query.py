@@ -29,6 +29,7 @@ from graph.context import Context
 from graph.state import RAGState, previous_question, prior_turns, verdict
 from nodes.rag import prompts
 from nodes.rag.common import log_error, run_filters, run_of, use_llm
+from nodes.rag.rails import raw_words
 from nodes.rag.schemas import Rewrite
 from nodes.types import RAGNode as Node
 
@@ -171,8 +172,10 @@ def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: in
         out["notes"] = [f"Retried without the filters read from the question ({', '.join(sorted(found))})."]
     corpus = c.corpus(ctx.collection or None)
     where = run_filters(c, state, ctx, filters).conditions()
-    exp = expand_query(base, corpus=corpus, tokenizer=c.tokenizer, fb_docs=3 + 2 * attempt, where=where)
+    # feedback comes from the chunks the question's own words find; the state keeps placeholders
+    raw = raw_words(state, base)
+    exp = expand_query(raw, corpus=corpus, tokenizer=c.tokenizer, fb_docs=3 + 2 * attempt, where=where)
     if exp.terms:
-        out.update(queries=[exp.text], dense_queries=[base])
+        out.update(queries=[exp.text.replace(raw, base)], dense_queries=[base])
     out["trace"] = {"rewrite_path": "prf", "prf_terms": exp.terms}
     return out
