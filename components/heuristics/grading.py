@@ -12,8 +12,8 @@ With an LLM these are judgement calls; without one they are calibrated measureme
   closest context sentence over a calibrated threshold).
 * ``grade_answer``: the question–answer similarity (the length-weighted mean of the question's
   cosines to the answer's sentences) over a threshold; the fixed "no information" answers are
-  never useful, nor is an answer whose passages never name a number the question names (a
-  year, a date, a dose: "the 2026 marathon" is not answered from a note about 2025's).
+  never useful. ``numbers_unmet`` finds a number the question names (a year, a date, a dose)
+  that no passage the answer cites states, for a warning beside the answer.
 
 Every verdict carries a 0..1 score and a reason that Studio and ``--debug`` show.
 """
@@ -323,7 +323,6 @@ def grade_answer(
     idf: Mapping[str, float],
     calibration: Calibration = FALLBACK,
     threshold: float | None = None,
-    cited: Sequence[Mapping[str, Any]] = (),
 ) -> AnswerGrade:
     """Whether the answer addresses the question: p(useful) from the question–answer cosine and
     the idf-weighted share of the question's terms the answer holds; "no information" answers
@@ -334,9 +333,9 @@ def grade_answer(
     embeds nothing new). Coverage carries most of the weight: another question's answer is often
     as close in cosine (e5 puts unrelated text near 0.8) but shares almost none of the terms
     (coefficients and figures: ``components/models/calibration.py``). ``threshold`` is the
-    probability to reach (default 0.5). ``cited`` (the passages the answer cites: ``text``,
-    ``title``, ``section``, ``links``) must name every number the question names
-    (``numbers_unmet``).
+    probability to reach (default 0.5). A number the question names and no cited passage states
+    (``numbers_unmet``) does not make the answer useless: the nearest figure the notes hold is
+    what a user would rather read, with a warning (``grade_answer`` node).
 
     ``embed`` as for ``check_support`` (symmetric; with ``Embedder.encode_queries`` the question
     and an extractive answer's sentences come from its cache). Without it, any non-empty answer
@@ -347,8 +346,6 @@ def grade_answer(
         return AnswerGrade(False, 0.0, "no-information answer")
     if (kind := answer_types.missing(question, _CITATION.sub("", answer))) is not None:
         return AnswerGrade(False, 0.0, f"the question asks for a {kind.name}; the answer holds none")
-    if unmet := numbers_unmet(question, cited):
-        return AnswerGrade(False, 0.0, f"the question names {', '.join(unmet)}; no passage the answer cites does")
     sents = answer_sentences(answer)
     if embed is None:
         return AnswerGrade(True, 0.5, "no embedder: non-empty answer assumed useful")

@@ -57,6 +57,15 @@ NOTHING_RELEVANT = {
 """Search found chunks, but none scored the minimum: why the result is empty, and what to try."""
 
 
+NUMBERS_UNMET = {
+    "ja": "質問にある {numbers} は、回答が引用した文書のどこにも書かれていません。"
+    "別の年や数値についての回答かもしれません。",
+    "en": "The question names {numbers}, which none of the passages this answer cites states: "
+    "the answer may be about another year or figure.",
+}
+"""Beside an answer whose cited passages never state a number (a year, a date, a dose) the question names."""
+
+
 def pick(texts: dict[str, str], language: str) -> str:
     """The text in the question's language, English when there is none."""
     return texts.get(language, texts["en"])

@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.heuristics import grading
+from components.text.messages import NUMBERS_UNMET, pick
 from graph.context import Context
 from graph.state import AnswerVerdict, Passage, RAGState
 from nodes.rag.common import count_failure, judge
@@ -59,7 +60,6 @@ def make(c: Components) -> Node:
                 idf=c.corpus(ctx.collection or None).idf,
                 calibration=c.calibration,
                 threshold=ctx.answer_threshold,
-                cited=cited_passages(state),
             )
             return {"useful": a.useful, "score": round(a.score, 4), "reason": a.reason, "path": "similarity"}
 
@@ -80,6 +80,9 @@ def make(c: Components) -> Node:
             ask=state.get("path") == "llm",
         )
         out: dict[str, Any] = {"answer_verdict": verdict, **count_failure(state, "answer_failures", verdict["useful"])}
+        if verdict["useful"] and (unmet := grading.numbers_unmet(question, cited_passages(state))):
+            numbers = ", ".join(unmet)
+            out["notes"] = [pick(NUMBERS_UNMET, state.get("language") or "en").format(numbers=numbers)]
         context, hallucination = state.get("context_verdict"), state.get("hallucination")
         context_score = context["score"] if context else None
         grounding = hallucination["score"] if hallucination else None

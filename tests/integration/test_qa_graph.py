@@ -38,7 +38,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
     yield c
 
 
-
 @pytest.fixture(autouse=True)
 def empty_cache(store: Components) -> None:
     """The semantic cache persists under the store's data folder: each test starts without answers."""
@@ -112,6 +111,19 @@ def test_extractive_english_answer(store: Components) -> None:
     assert out["path"] == "extractive"
     assert "monstera" in out["answer"].lower() or "water" in out["answer"].lower()
     assert out["sources"]
+
+
+def test_a_year_the_notes_do_not_state_gets_the_answer_they_hold_with_a_warning(store: Components) -> None:
+    # the RRF note says SIGIR 2009: the user asked about 2010, and reads what the note holds, warned
+    for question, asked in (
+        ("Who introduced Reciprocal Rank Fusion in the SIGIR 2010 short paper?", "The question names 2010"),
+        ("Reciprocal Rank Fusion を 2010年に提案したのは誰？", "質問にある 2010"),
+    ):
+        out = ask(store, question)
+        assert out["path"] == "extractive" and "2009" in out["answer"], out["answer"]  # what the note says
+        assert any(w.startswith(asked) for w in out["warnings"]), out["warnings"]
+        right = ask(store, question.replace("2010", "2009"))
+        assert "2009" in right["answer"] and not any("2009" in w for w in right["warnings"]), right["warnings"]
 
 
 def test_question_outside_the_index_gets_the_polite_fallback_in_japanese(store: Components) -> None:
