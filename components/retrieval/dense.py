@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -28,12 +29,14 @@ def dense_search(
     *,
     limit: int,
     payloads: PayloadSource | None = None,
+    fields: Sequence[str] | None = None,
 ) -> tuple[list[list[Hit]], dict[str, float]]:
     """Per query, the top chunks by cosine similarity inside Qdrant (filter applied there).
 
     With ``payloads`` (the store's payloads already in memory, at the store's version), Qdrant
     returns ids and scores only: local mode deep-copies every payload it returns, which costs
-    more than the search itself at a few dozen candidates.
+    more than the search itself at a few dozen candidates. Else ``fields`` (e.g. ``LISTED``)
+    names the payload keys to return, all of them by default.
     """
     t0 = time.perf_counter()
     vectors = embedder.encode_queries(queries)
@@ -41,7 +44,8 @@ def dense_search(
     qfilter = filters.to_qdrant()
     out = []
     for v in vectors:
-        points = index.search(v, limit=limit, query_filter=qfilter, with_payload=payloads is None)
+        selector: bool | list[str] = False if payloads is not None else list(fields) if fields else True
+        points = index.search(v, limit=limit, query_filter=qfilter, with_payload=selector)
         if payloads is None:
             out.append([Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points])
             continue

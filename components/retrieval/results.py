@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from components.retrieval.filters import Condition, SearchFilters
 from components.stores.corpus import Corpus
+
+T = TypeVar("T")
+
+
+def of_first_documents(hits: Sequence[T], n: int, document: Callable[[T], Any]) -> list[T]:
+    """Every hit of the first ``n`` documents in rank order (``-k 10 --group-by-document`` means
+    ten documents, each with its matching chunks), the rest left out."""
+    docs: set[Any] = set()
+    out = []
+    for h in hits:
+        doc = document(h)
+        if doc not in docs and len(docs) >= n:
+            continue
+        docs.add(doc)
+        out.append(h)
+    return out
 
 
 def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:

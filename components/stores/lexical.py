@@ -161,9 +161,16 @@ class LexicalIndex:
         return SPARSE, [[document_vector(t, params) for t in doc] for doc in tokens]
 
     def search(
-        self, query_tokens: Sequence[str], *, limit: int, query_filter: models.Filter | None = None
+        self,
+        query_tokens: Sequence[str],
+        *,
+        limit: int,
+        query_filter: models.Filter | None = None,
+        with_payload: bool | Sequence[str] = True,
     ) -> list[Any]:
-        return self.index.search_sparse(SPARSE, query_vector(query_tokens), limit=limit, query_filter=query_filter)
+        return self.index.search_sparse(
+            SPARSE, query_vector(query_tokens), limit=limit, query_filter=query_filter, with_payload=with_payload
+        )
 
     def terms(self, doc_ids: Sequence[str] | None = None) -> list[np.ndarray]:
         """Each stored chunk's term dimensions (of these documents only, when given): what the

@@ -632,20 +632,31 @@ class QdrantIndex:
 
     # ------------------------------------------------------------------ search
     def search(
-        self, vector: Any, *, limit: int = 10, query_filter: models.Filter | None = None, with_payload: bool = True
+        self,
+        vector: Any,
+        *,
+        limit: int = 10,
+        query_filter: models.Filter | None = None,
+        with_payload: bool | Sequence[str] = True,
     ) -> list[models.ScoredPoint]:
         # local mode searches exactly (and warns about any search parameter)
         params = None if self.engine == "local" and self.is_local else self._search_params(limit)
         return self._query(vector.tolist(), DENSE, limit, query_filter, with_payload, params)
 
     def search_sparse(
-        self, name: str, vector: models.SparseVector, *, limit: int = 10, query_filter: models.Filter | None = None
+        self,
+        name: str,
+        vector: models.SparseVector,
+        *,
+        limit: int = 10,
+        query_filter: models.Filter | None = None,
+        with_payload: bool | Sequence[str] = True,
     ) -> list[models.ScoredPoint]:
         """Points by the dot product of their sparse vector ``name`` with ``vector`` (the engine
-        applies the collection's modifier, e.g. IDF), payloads included; none for an empty vector."""
+        applies the collection's modifier, e.g. IDF); none for an empty vector."""
         if not vector.indices:
             return []
-        return self._query(vector, name, limit, query_filter, True, None)
+        return self._query(vector, name, limit, query_filter, with_payload, None)
 
     def _query(
         self,
@@ -653,7 +664,7 @@ class QdrantIndex:
         using: str,
         limit: int,
         query_filter: models.Filter | None,
-        with_payload: bool,
+        with_payload: bool | Sequence[str],
         search_params: models.SearchParams | None,
     ) -> list[models.ScoredPoint]:
         res = self._call(

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.heuristics.relevance import along_ranking, relevance
 from components.retrieval.hits import HitRecord
-from components.retrieval.results import explain_empty, group_by_document
+from components.retrieval.results import explain_empty, group_by_document, of_first_documents
 from components.text.messages import NOTHING_RELEVANT, pick
 from graph.context import Context
 from graph.state import RAGState, language_of
@@ -116,18 +116,10 @@ def finish(
 
 def _head(candidates: list[HitRecord], top_k: int, *, by_document: bool) -> list[HitRecord]:
     """The candidates a response shows: the top k chunks, or with grouping every candidate chunk of
-    the first k documents (so ``-k 10`` means ten documents, each with its matching chunks)."""
+    the first k documents."""
     if not by_document:
         return candidates[:top_k]
-    docs: set[Any] = set()
-    out = []
-    for h in candidates:
-        doc = h["payload"].get("doc_id")
-        if doc not in docs and len(docs) >= top_k:
-            continue
-        docs.add(doc)
-        out.append(h)
-    return out
+    return of_first_documents(candidates, top_k, lambda h: h["payload"].get("doc_id"))
 
 
 def _calibrate(c: Components, ctx: Context, phrasings: list[str], results: list[dict[str, Any]]) -> None:
