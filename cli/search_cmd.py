@@ -18,6 +18,7 @@ from components.resilience.errors import QueryError
 
 if TYPE_CHECKING:  # a command forwarded to `rag serve` loads neither
     from components.factory import Components
+    from graph.context import Context
 
 _WHERE = re.compile(r"^\s*([\w.\-]+)\s*(>=|<=|~=|=|>|<|:in=)\s*(.*?)\s*$")
 
@@ -104,11 +105,15 @@ async def run_search(
     collection: str | None,
     groups: Sequence[str] = (),
     min_score: float | None = None,
+    *,
+    context: Context | None = None,
 ) -> dict[str, Any]:
+    """One search through the compiled graph. ``context``: the run's other knobs (fusion,
+    retrievers ...); the collection, groups and minimum given here replace its own."""
     from graph.context import Context
 
     t0 = time.perf_counter()
-    ctx = Context(collection=collection or "", access_groups=tuple(groups))
+    ctx = dataclasses.replace(context or Context(), collection=collection or "", access_groups=tuple(groups))
     if min_score is not None:
         ctx = dataclasses.replace(ctx, min_score=min_score)
     out: dict[str, Any] = await graph.ainvoke({"mode": "search", **payload}, context=ctx)
@@ -168,6 +173,56 @@ def save(text: str, fmt: str, data_dir: Path) -> Path:
 
 
 # ---------------------------------------------------------------- batch
+async def rank_documents(
+    graph: Any,
+    text: str,
+    *,
+    k: int,
+    filters: dict[str, Any] | None = None,
+    collection: str | None = None,
+    groups: Sequence[str] = (),
+    context: Context | None = None,
+) -> list[dict[str, Any]]:
+    """The batch contract's ranking for one query: up to ``k`` distinct documents, each at its
+    best chunk, as ``rag search --batch`` writes them. Benchmarks rank through this too, so what
+    they measure is what the command does.
+
+    Rankings keep their depth (no minimum score): a metric such as nDCG@k expects k documents, and
+    the minimum would cost SciFact train 0.012 nDCG@10 (docs/decisions/0014). Each retriever is
+    asked for 5·k chunks (at least ``Context.candidates``), so that k documents remain after
+    grouping; only the chunks of those k documents are scored.
+    """
+    from graph.context import Context
+
+    ctx = context or Context()
+    ctx = dataclasses.replace(ctx, candidates=max(ctx.candidates, min(1000, 5 * k)))
+    payload = {"question": text, "top_k": k, "filters": filters or {}, "group_by_document": True}
+    out = await run_search(graph, payload, collection, groups, min_score=0.0, context=ctx)
+    return [
+        {
+            "doc_id": g["doc_id"],
+            "chunk_id": g["chunks"][0]["chunk_id"],
+            "score": round(g["score"], 6),
+            "rank": g["rank"],
+        }
+        for g in (out.get("results") or [])[:k]
+    ]
+
+
+def read_queries(queries_file: Path) -> list[tuple[str, str]]:
+    """The batch's ``{"_id", "text"}`` lines as (id, text); a bad line is a QueryError naming it."""
+    out = []
+    for n, line in enumerate(queries_file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            q = json.loads(line)
+            out.append((q["_id"], q["text"]))
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise QueryError(f"{queries_file}:{n}: expected a JSON object with _id and text ({e})") from e
+    return out
+
+
 def batch(
     c: Components,
     queries_file: Path,
@@ -177,46 +232,17 @@ def batch(
     collection: str | None,
     groups: Sequence[str] = (),
 ) -> int:
-    """The evaluation contract: one JSON line per query with up to k distinct documents.
-
-    Rankings keep their depth (no minimum score): a metric such as nDCG@k expects k documents, and
-    the minimum would cost SciFact train 0.012 nDCG@10 (docs/decisions/0014).
-    """
+    """The evaluation contract: one JSON line per query with up to k distinct documents (``rank_documents``)."""
     from graph.rag import build_rag_graph
 
     graph = build_rag_graph(c)
-    lines = queries_file.read_text(encoding="utf-8").splitlines()
-    count = 0
+    queries = read_queries(queries_file)
 
     async def run_all() -> None:
-        nonlocal count
-        for n, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                q = json.loads(line)
-                qid, text = q["_id"], q["text"]
-            except (json.JSONDecodeError, KeyError, TypeError) as e:
-                raise QueryError(f"{queries_file}:{n}: expected a JSON object with _id and text ({e})") from e
-            out = await run_search(
-                graph,
-                {"question": text, "top_k": min(1000, max(50, 5 * k)), "filters": filters, "group_by_document": True},
-                collection,
-                groups,
-                min_score=0.0,
-            )
-            docs = [
-                {
-                    "doc_id": g["doc_id"],
-                    "chunk_id": g["chunks"][0]["chunk_id"],
-                    "score": round(g["score"], 6),
-                    "rank": g["rank"],
-                }
-                for g in (out.get("results") or [])[:k]
-            ]
+        for qid, text in queries:
+            docs = await rank_documents(graph, text, k=k, filters=filters, collection=collection, groups=groups)
             sys.stdout.write(json.dumps({"query_id": qid, "results": docs}, ensure_ascii=False) + "\n")
-            count += 1
 
     asyncio.run(run_all())
     sys.stdout.flush()
-    return count
+    return len(queries)

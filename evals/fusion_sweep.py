@@ -28,13 +28,15 @@ from rich.table import Table
 
 from components.factory import Components
 from components.retrieval.dense import dense_search
+from components.retrieval.filters import SearchFilters
 from components.retrieval.fusion import convex, rrf
 from components.retrieval.hits import Hit
 from components.retrieval.lexical import bm25_search
 from evals.beir import evaluate, load_beir
-from evals.retrieval import NO_FILTERS, collection_name, documents, make_settings, progress_bar
+from evals.retrieval import collection_name, documents, make_settings, progress_bar
 
 log = logging.getLogger(__name__)
+NO_FILTERS = SearchFilters()
 
 RRF_KS = (10.0, 30.0, 60.0, 100.0)
 RRF_WEIGHTS = ((1.0, 1.0), (1.0, 0.7), (0.7, 1.0))  # (dense, bm25)

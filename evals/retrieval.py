@@ -7,17 +7,20 @@
 1. The corpus is ingested with the real ingestion graph into a persistent embedded store
    (``--store``, default ``.rag/bench/<dataset>``); a second run finds every document
    unchanged and embeds nothing.
-2. Each judged query of the split is answered by every mode, each retriever contributing
-   ``--candidates`` chunks (default 100). Chunks become a document ranking of depth ``--k``,
-   each document placed at its best chunk. Modes: ``bm25``, ``dense``, ``hybrid`` (both fused by
-   ``--fusion``: RRF with ``--rrf-k``, or the convex combination; ``--dense-weight``,
-   ``--bm25-weight``), ``hybrid+rerank`` (the cross-encoder of RERANKER_MODEL on the top
-   ``--rerank-candidates`` fused chunks; skipped without one) and
-   ``langchain`` (``evals.langchain_baseline``: EnsembleRetriever of BM25Retriever and
-   QdrantVectorStore, weights 0.5/0.5).
+2. Each judged query of the split is answered by every mode through the product's own search:
+   the compiled graph in search mode, each ranking made by ``cli.search_cmd.rank_documents``
+   exactly as ``rag search --batch -k K`` makes it (documents at their best chunk, depth
+   ``--k``), the mode set by the run's Context. Modes: ``bm25`` and ``dense`` (one retriever,
+   ``Context.retrievers``), ``hybrid`` (both, fused by ``--fusion``: RRF with ``--rrf-k``, or
+   the convex combination; ``--dense-weight``, ``--bm25-weight``), ``hybrid+rerank`` (the
+   cross-encoder of RERANKER_MODEL on the top ``--rerank-candidates`` fused chunks; skipped
+   without one) and ``langchain`` (``evals.langchain_baseline``: EnsembleRetriever of
+   BM25Retriever and QdrantVectorStore, weights 0.5/0.5), the baseline. ``--runs DIR`` writes
+   each mode's rankings as batch-contract lines (``DIR/<mode>.jsonl``, ``evals.score_run`` reads them).
 3. Metrics (document level): nDCG@10, Recall@5/10/100, MRR@10. Latency: per query and mode,
-   after 5 warm-up queries, p50/p95 in ms. Dense, hybrid and langchain include embedding the
-   query; hybrid runs its two retrievers one after the other, as EnsembleRetriever does.
+   after 5 warm-up queries, p50/p95 in ms: the whole search run (input rail, analysis, both
+   retrievers in parallel, fusion, scores), as ``rag search`` pays it; langchain's includes
+   embedding the query.
 4. ``--scaling``: p50/p95 latency per mode on synthetic collections of about 10k and 100k chunks
    made from the ingested points (vectors copied, doc ids perturbed; nothing re-embedded).
    The store is the embedded default (Qdrant Edge, HNSW; ``QDRANT_ENGINE=local`` measures
@@ -48,17 +51,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from cli.ingest_cmd import run_ingest
+from cli.search_cmd import rank_documents
 from components.factory import Components
 from components.models.embedders import Embedder
 from components.retrieval import fusion
-from components.retrieval.dense import dense_search
-from components.retrieval.filters import SearchFilters
-from components.retrieval.hits import Hit
-from components.retrieval.lexical import bm25_search, engine_search
 from components.settings import Settings
 from components.stores.qdrant import QdrantIndex
 from evals.beir import BeirDataset, evaluate, load_beir
 from evals.langchain_baseline import build_baseline
+from graph.context import Context
+from graph.rag import build_rag_graph
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +68,6 @@ ALL_MODES = ("bm25", "dense", "hybrid", "hybrid+rerank", "langchain")
 BASELINE = "langchain"
 WARMUP = 5
 SCALE_NS = uuid.UUID("2b0c5f5e-8f0d-4f71-9d51-3c1f7a8e6d24")
-NO_FILTERS = SearchFilters()
 
 #: one query in, a document ranking out
 Runner = Callable[[str], list[str]]
@@ -90,6 +91,7 @@ class Options:
     scaling: bool
     scaling_sizes: tuple[int, ...]
     scaling_queries: int
+    runs: Path | None
     progress: bool
 
     @property
@@ -132,10 +134,6 @@ def documents(doc_ids: Sequence[str], k: int) -> list[str]:
             if len(out) == k:
                 break
     return out
-
-
-def hit_docs(hits: Sequence[Hit], k: int) -> list[str]:
-    return documents([str(h.payload.get("doc_id")) for h in hits], k)
 
 
 def latency_stats(ms: Sequence[float]) -> dict[str, float]:
@@ -183,65 +181,49 @@ def ingest(c: Components, corpus: Path, *, progress: bool) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------- modes
-def lexical_hits(c: Components, collection: str, opts: Options, q: str) -> list[Hit]:
-    """The lexical retriever's chunks for one query, as the graph's BM25 node gets them: the store's
-    own BM25 when the collection keeps its weights, else the in-memory index."""
-    lexical = c.lexical(collection)
-    if lexical is not None:
-        hits, _ = engine_search(lexical, [q], NO_FILTERS, limit=opts.candidates)
-    else:
-        hits, _ = bm25_search(c.bm25(collection), c.tokenizer, [q], NO_FILTERS, limit=opts.candidates)
-    return hits[0]
+#: each mode of the product's search, as the run's Context knobs that make it
+MODE_CONTEXT: dict[str, dict[str, Any]] = {
+    "bm25": {"retrievers": ("bm25",), "rerank": False},
+    "dense": {"retrievers": ("dense",), "rerank": False},
+    "hybrid": {"rerank": False},
+    "hybrid+rerank": {"rerank": True},
+}
 
 
-def bm25_runner(c: Components, collection: str, opts: Options) -> Runner:
-    def run(q: str) -> list[str]:
-        return hit_docs(lexical_hits(c, collection, opts, q), opts.k)
+class ProductSearch:
+    """The product's search (the compiled graph, ranked as ``rag search --batch`` ranks) as one
+    synchronous runner per mode, on one event loop."""
 
-    return run
+    def __init__(self, c: Components, collection: str, opts: Options) -> None:
+        self.graph = build_rag_graph(c)
+        self.collection = collection
+        self.opts = opts
+        self.loop = asyncio.Runner()
 
+    def context(self, mode: str) -> Context:
+        o = self.opts
+        return Context(
+            candidates=o.candidates,
+            rrf_k=o.rrf_k,
+            fusion=o.fusion,
+            dense_weight=o.dense_weight,
+            bm25_weight=o.bm25_weight,
+            rerank_candidates=o.rerank_candidates,
+            cache=False,
+            **MODE_CONTEXT[mode],
+        )
 
-def dense_hits(c: Components, collection: str, opts: Options, q: str) -> list[Hit]:
-    """The dense retriever's chunks for one query, as the graph's dense node gets them."""
-    hits, _ = dense_search(
-        c.index(collection), c.embedder, [q], NO_FILTERS, limit=opts.candidates, payloads=c.payload_mirror(collection)
-    )
-    return hits[0]
+    def runner(self, mode: str) -> Runner:
+        ctx = self.context(mode)
 
+        def run(q: str) -> list[str]:
+            docs = self.loop.run(rank_documents(self.graph, q, k=self.opts.k, collection=self.collection, context=ctx))
+            return [str(d["doc_id"]) for d in docs]
 
-def dense_runner(c: Components, collection: str, opts: Options) -> Runner:
-    def run(q: str) -> list[str]:
-        return hit_docs(dense_hits(c, collection, opts, q), opts.k)
+        return run
 
-    return run
-
-
-def fused_hits(c: Components, collection: str, opts: Options, q: str) -> list[Hit]:
-    dense = [dense_hits(c, collection, opts, q)]
-    lexical = [lexical_hits(c, collection, opts, q)]
-    weights = {"dense": opts.dense_weight, "bm25": opts.bm25_weight}
-    return fusion.fuse(dense, lexical, k=opts.rrf_k, weights=weights, method=opts.fusion)
-
-
-def hybrid_runner(c: Components, collection: str, opts: Options) -> Runner:
-    def run(q: str) -> list[str]:
-        return hit_docs(fused_hits(c, collection, opts, q), opts.k)
-
-    return run
-
-
-def rerank_runner(c: Components, collection: str, opts: Options) -> Runner:
-    reranker = c.reranker
-    assert reranker is not None
-
-    def run(q: str) -> list[str]:
-        fused = fused_hits(c, collection, opts, q)
-        head, tail = fused[: opts.rerank_candidates], fused[opts.rerank_candidates :]
-        scores = reranker.rerank(q, [str(h.payload.get("text") or "") for h in head])
-        order = sorted(zip(scores, head, strict=True), key=lambda x: (-x[0], x[1].point_id))
-        return hit_docs([h for _, h in order] + tail, opts.k)
-
-    return run
+    def close(self) -> None:
+        self.loop.close()
 
 
 def langchain_runner(c: Components, collection: str, opts: Options) -> tuple[Runner, float]:
@@ -267,25 +249,20 @@ def reranker_skip_reason(c: Components) -> str | None:
 
 
 def make_runners(
-    c: Components, collection: str, opts: Options
+    search: ProductSearch, c: Components, collection: str, opts: Options
 ) -> tuple[dict[str, Runner], dict[str, str], dict[str, float]]:
     """The runnable modes, the skipped ones with the reason, and per mode its setup seconds."""
     runners: dict[str, Runner] = {}
     skipped: dict[str, str] = {}
     setup: dict[str, float] = {}
-    simple = {"bm25": bm25_runner, "dense": dense_runner, "hybrid": hybrid_runner}
     for mode in opts.modes:
-        if mode in simple:
-            runners[mode] = simple[mode](c, collection, opts)
-        elif mode == "hybrid+rerank":
-            reason = reranker_skip_reason(c)
-            if reason is None:
-                runners[mode] = rerank_runner(c, collection, opts)
-            else:
-                log.warning("skipping hybrid+rerank: %s", reason)
-                skipped[mode] = reason
-        elif mode == BASELINE:
+        if mode == BASELINE:
             runners[mode], setup[mode] = langchain_runner(c, collection, opts)
+        elif mode == "hybrid+rerank" and (reason := reranker_skip_reason(c)) is not None:
+            log.warning("skipping hybrid+rerank: %s", reason)
+            skipped[mode] = reason
+        else:
+            runners[mode] = search.runner(mode)
     return runners, skipped, setup
 
 
@@ -340,6 +317,8 @@ def quality(
         for mode, runner in runners.items():
             run, ms = timed_run(runner, queries, progress, mode, embedder=embedder)
             results[mode] = mode_result(run, ms, ds, os.getloadavg()[0])
+            if opts.runs is not None:
+                write_run(opts.runs / f"{mode}.jsonl", run)
             log.info(
                 "%s: nDCG@10 %.3f, p50 %.1f ms", mode, results[mode]["ndcg@10"], results[mode]["latency_ms"]["p50"]
             )
@@ -347,6 +326,16 @@ def quality(
     for r in results.values():
         r["p50_vs_langchain"] = ratio(r["latency_ms"]["p50"], base)
     return results
+
+
+def write_run(path: Path, run: dict[str, list[str]]) -> None:
+    """Rankings as ``rag search --batch`` lines (doc ids and ranks), one per query."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = (
+        json.dumps({"query_id": q, "results": [{"doc_id": d, "rank": r} for r, d in enumerate(docs, 1)]})
+        for q, docs in run.items()
+    )
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
 def select_queries(ds: BeirDataset, limit: int | None) -> list[tuple[str, str]]:
@@ -436,16 +425,18 @@ def scaling_at(
 ) -> dict[str, Any]:
     settings = build_scaled_store(base, collection, n, opts.store / f"scale-{n}", opts)
     c = Components(settings, embedder=base.embedder)
+    search = ProductSearch(c, collection, opts)
     try:
         loads = prepare(c, collection)
         chunks = c.index(collection).count()
-        runners, _, setup = make_runners(c, collection, opts)
+        runners, _, setup = make_runners(search, c, collection, opts)
         latency: dict[str, dict[str, float]] = {}
         with progress_bar(opts.progress) as progress:
             for mode, runner in runners.items():
                 _, ms = timed_run(runner, queries, progress, f"{mode} @ {n}", embedder=c.embedder)
                 latency[mode] = {**latency_stats(ms), "loadavg_1m_after": os.getloadavg()[0]}
     finally:
+        search.close()
         c.close()
     log.info("scale %d: %s", n, {m: round(v["p50"], 1) for m, v in latency.items()})
     return {"chunks": chunks, "setup_seconds": {**loads, **setup}, "latency_ms": latency}
@@ -472,11 +463,11 @@ def scaling(base: Components, collection: str, ds: BeirDataset, opts: Options) -
 # ------------------------------------------------------------------------------- driver
 def notes(opts: Options) -> list[str]:
     return [
-        f"Each retriever returns {opts.candidates} chunks; a document ranking holds each document once "
-        f"at its best chunk, so it can be shorter than k={opts.k} (see mean_documents_ranked).",
-        "Latency is per query after 5 warm-up queries: dense, hybrid and langchain include embedding the "
-        "query (the embedder's query cache is cleared before each timed pass); hybrid runs dense then BM25 "
-        "sequentially (the search graph runs them in parallel).",
+        "bm25, dense, hybrid: the compiled graph in search mode, ranked as `rag search --batch -k K` ranks "
+        "(each retriever asked for max(candidates, 5*k) chunks; documents at their best chunk, so a ranking "
+        f"can be shorter than k={opts.k}: see mean_documents_ranked).",
+        "Latency is per query after 5 warm-up queries, the embedder's query cache cleared before each timed "
+        "pass: a whole search run for the product's modes, the retriever call for langchain.",
         "langchain: EnsembleRetriever(weights=[0.5, 0.5], c=60, id_key='_id') over BM25Retriever "
         "(default preprocessing: str.split) and QdrantVectorStore on the same collection and embedder.",
         "The embedded store's engine is QDRANT_ENGINE's (Qdrant Edge: HNSW with ef at least 4x the limit).",
@@ -490,11 +481,12 @@ def run(opts: Options) -> dict[str, Any]:
     ds = load_beir(opts.dataset, opts.split)
     collection = opts.collection
     c = Components(make_settings(opts.store, collection))
+    search = ProductSearch(c, collection, opts)
     try:
         ingested = ingest(c, opts.dataset / "corpus.jsonl", progress=opts.progress)
         loads = prepare(c, collection)
         queries = select_queries(ds, opts.limit_queries)
-        runners, skipped, setup = make_runners(c, collection, opts)
+        runners, skipped, setup = make_runners(search, c, collection, opts)
         log.info("%d queries, modes %s", len(queries), ", ".join(runners))
         report: dict[str, Any] = {
             "dataset": ds.name,
@@ -517,6 +509,7 @@ def run(opts: Options) -> dict[str, Any]:
         report["machine"]["loadavg_1m_at_end"] = os.getloadavg()[0]
         return report
     finally:
+        search.close()
         c.close()
 
 
@@ -616,7 +609,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", default="test")
     p.add_argument("--modes", type=parse_modes, default=ALL_MODES, help=f"comma-separated: {','.join(ALL_MODES)}")
     p.add_argument("--k", type=int, default=100, help="depth of each document ranking")
-    p.add_argument("--candidates", type=int, default=100, help="chunks each retriever returns")
+    p.add_argument(
+        "--candidates", type=int, default=Context.candidates, help="least chunks each retriever returns (Context)"
+    )
     p.add_argument("--rrf-k", type=float, default=60.0)
     p.add_argument(
         "--fusion", choices=list(fusion.METHODS), default=fusion.DEFAULT, help="how hybrid modes join the lists"
@@ -630,6 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scaling", action="store_true", help="also measure latency at about 10k and 100k chunks")
     p.add_argument("--scaling-sizes", type=parse_sizes, default=(10_000, 100_000))
     p.add_argument("--scaling-queries", type=int, default=100)
+    p.add_argument("--runs", type=Path, default=None, help="write each mode's rankings to RUNS/<mode>.jsonl")
     p.add_argument("--no-progress", dest="progress", action="store_false")
     return p
 
@@ -660,6 +656,7 @@ def parse_args(argv: list[str] | None) -> Options:
         scaling=a.scaling,
         scaling_sizes=a.scaling_sizes,
         scaling_queries=a.scaling_queries,
+        runs=a.runs,
         progress=a.progress,
     )
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from cli import search_cmd
+from components.factory import Components
 from evals import retrieval
 
 DOCS = [
@@ -50,7 +52,7 @@ def test_benchmark_reports_every_mode(beir: Path, tmp_path: Path, monkeypatch: p
     report_path = tmp_path / "report.json"
     args = [str(beir), "--modes", ",".join(MODES), "--store", str(tmp_path / "store")]
 
-    code = retrieval.main([*args, "--report", str(report_path), "--no-progress"])
+    code = retrieval.main([*args, "--report", str(report_path), "--runs", str(tmp_path / "runs"), "--no-progress"])
 
     assert code == 0
     report = json.loads(report_path.read_text(encoding="utf-8"))
@@ -73,3 +75,29 @@ def test_benchmark_reports_every_mode(beir: Path, tmp_path: Path, monkeypatch: p
     again = json.loads(again_path.read_text(encoding="utf-8"))
     assert again["ingest"]["unchanged"] == 6
     assert again["ingest"]["written_chunks"] == 0
+
+
+@pytest.mark.integration
+def test_the_benchmark_ranks_as_rag_search_batch_does(
+    beir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The benchmark measures the command users run: its hybrid rankings are the batch's, line for line."""
+    store = tmp_path / "store"
+    args = [str(beir), "--modes", "hybrid,bm25", "--k", "5", "--store", str(store), "--runs", str(tmp_path / "runs")]
+    assert retrieval.main([*args, "--report", str(tmp_path / "report.json"), "--no-progress"]) == 0
+    capsys.readouterr()
+
+    c = Components(retrieval.make_settings(store, retrieval.collection_name(beir)))
+    try:
+        assert search_cmd.batch(c, beir / "queries.jsonl", k=5, filters={}, collection=None) == len(QUERIES)
+    finally:
+        c.close()
+    batch = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    bench = [json.loads(line) for line in (tmp_path / "runs" / "hybrid.jsonl").read_text().splitlines()]
+    assert [(b["query_id"], [d["doc_id"] for d in b["results"]]) for b in batch] == [
+        (b["query_id"], [d["doc_id"] for d in b["results"]]) for b in bench
+    ]
+    assert all(len(b["results"]) == 5 for b in batch)
+    # a mode is the same search with another Context: BM25 alone ranks differently from the fusion
+    lexical = [json.loads(line) for line in (tmp_path / "runs" / "bm25.jsonl").read_text().splitlines()]
+    assert [b["results"] for b in lexical] != [b["results"] for b in bench]

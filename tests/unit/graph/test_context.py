@@ -35,3 +35,11 @@ def test_a_stray_brace_says_how_to_write_one() -> None:
 
 def test_prompts_without_placeholders_are_verbatim() -> None:
     assert Context(route_prompt='Reply as JSON like {"route": ...}').route_prompt.startswith("Reply as JSON")
+
+
+def test_retrievers_are_one_or_both_and_a_json_list_is_accepted() -> None:
+    assert Context().retrievers == ("dense", "bm25")
+    assert Context(retrievers=["bm25"]).retrievers == ("bm25",)  # type: ignore[arg-type]  # Studio sends JSON
+    for bad in ((), ("dense", "splade")):
+        with pytest.raises(ValueError, match="retrievers must be one or both of dense, bm25"):
+            Context(retrievers=bad)
