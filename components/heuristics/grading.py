@@ -13,7 +13,8 @@ With an LLM these are judgement calls; without one they are calibrated measureme
 * ``grade_answer``: the question–answer similarity (the length-weighted mean of the question's
   cosines to the answer's sentences) over a threshold; the fixed "no information" answers are
   never useful. ``numbers_unmet`` finds a number the question names (a year, a date, a dose)
-  that no passage the answer cites states, for a warning beside the answer.
+  that no passage the answer cites states, for a warning beside the answer; an answer from
+  passages that write it only in a link to another note answers from the wrong note.
 
 Every verdict carries a 0..1 score and a reason that Studio and ``--debug`` show.
 """
@@ -314,6 +315,21 @@ def numbers_unmet(question: str, passages: Sequence[Mapping[str, Any]]) -> list[
     return [n for n in asked if not any(n in h for h in held)]
 
 
+def numbers_linked(numbers: Sequence[str], passages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Those of ``numbers`` that the passages write only in the names of notes they link to.
+
+    "Next goal: a full marathon under 4 hours — written up in [[2026年の目標]]" points to the note
+    about 2026; it is not that note. An answer drawn from it for a question about 2026 answers
+    from the wrong note, where a passage that never mentions the year may still hold the figure
+    asked for (a survey dated 2000 for a question that says 2001).
+    """
+    named: set[str] = set()
+    for p in passages:
+        for name in link_names(p.get("links") or (), str(p.get("title") or "")):
+            named.update(_NUMBER.findall(unicodedata.normalize("NFKC", name)))
+    return [n for n in numbers if any(n in h for h in named)]
+
+
 def grade_answer(
     question: str,
     answer: str,
@@ -323,6 +339,7 @@ def grade_answer(
     idf: Mapping[str, float],
     calibration: Calibration = FALLBACK,
     threshold: float | None = None,
+    cited: Sequence[Mapping[str, Any]] = (),
 ) -> AnswerGrade:
     """Whether the answer addresses the question: p(useful) from the question–answer cosine and
     the idf-weighted share of the question's terms the answer holds; "no information" answers
@@ -334,8 +351,10 @@ def grade_answer(
     as close in cosine (e5 puts unrelated text near 0.8) but shares almost none of the terms
     (coefficients and figures: ``components/models/calibration.py``). ``threshold`` is the
     probability to reach (default 0.5). A number the question names and no cited passage states
-    (``numbers_unmet``) does not make the answer useless: the nearest figure the notes hold is
-    what a user would rather read, with a warning (``grade_answer`` node).
+    (``numbers_unmet``; ``cited``: the passages the answer cites, with ``text``, ``title``,
+    ``section``, ``links``) does not make the answer useless: the nearest figure the notes hold is
+    what a user would rather read, with a warning (``grade_answer`` node). It does when the cited
+    passages write it only in a link to another note (``numbers_linked``).
 
     ``embed`` as for ``check_support`` (symmetric; with ``Embedder.encode_queries`` the question
     and an extractive answer's sentences come from its cache). Without it, any non-empty answer
@@ -346,6 +365,9 @@ def grade_answer(
         return AnswerGrade(False, 0.0, "no-information answer")
     if (kind := answer_types.missing(question, _CITATION.sub("", answer))) is not None:
         return AnswerGrade(False, 0.0, f"the question asks for a {kind.name}; the answer holds none")
+    if linked := numbers_linked(numbers_unmet(question, cited), cited):
+        why = f"the question names {', '.join(linked)}; the passages the answer cites only link to a note about it"
+        return AnswerGrade(False, 0.0, why)
     sents = answer_sentences(answer)
     if embed is None:
         return AnswerGrade(True, 0.5, "no embedder: non-empty answer assumed useful")

@@ -60,6 +60,7 @@ def make(c: Components) -> Node:
                 idf=c.corpus(ctx.collection or None).idf,
                 calibration=c.calibration,
                 threshold=ctx.answer_threshold,
+                cited=cited_passages(state),
             )
             return {"useful": a.useful, "score": round(a.score, 4), "reason": a.reason, "path": "similarity"}
 

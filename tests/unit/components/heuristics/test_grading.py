@@ -348,12 +348,23 @@ def running_log(text: str = POINTER, links: tuple[str, ...] = ("2026年の目標
     return {"text": text, "title": "Running Log", "section": "What worked", "links": list(links)}
 
 
-def test_a_year_only_in_a_linked_notes_name_is_unmet_and_the_answer_is_graded_on_its_words() -> None:
-    # the year is only in the name of the linked note: it says where 2026 is written up, not what
-    # happened; the answer is still graded (the node warns about the year beside it)
+def test_an_answer_from_a_passage_that_only_links_to_the_questions_year_is_not_useful() -> None:
+    # the year is only in the name of the linked note: it says where 2026 is written up, not what happened
     assert numbers_unmet(MARATHON_Q, [running_log()]) == ["2026"]
     embed = TableEmbedder({MARATHON_Q: axis(0), POINTER: at(0.9)})
-    assert useful(MARATHON_Q, f"{POINTER} [1]", embed).reason.startswith("p(useful)")
+    a = useful(MARATHON_Q, f"{POINTER} [1]", embed, cited=[running_log()])
+    assert (a.useful, a.score) == (False, 0.0)
+    assert a.reason == "the question names 2026; the passages the answer cites only link to a note about it"
+
+
+def test_a_year_no_cited_passage_mentions_leaves_the_answer_to_its_grade() -> None:
+    # a survey dated 2000 answers a question that says 2001: the grade stands, the node warns
+    question = "What share of liver transplantation programs required patients to discontinue methadone in 2001?"
+    answer = "32% of programs required patients to discontinue methadone treatment."
+    survey = {"text": f"A 2000 survey of US liver transplantation programs. {answer}", "title": "Methadone", "links": []}
+    assert numbers_unmet(question, [survey]) == ["2001"]
+    embed = TableEmbedder({question: axis(0), answer: at(0.9)})
+    assert useful(question, f"{answer} [1]", embed, cited=[survey]).reason.startswith("p(useful)")
 
 
 def test_the_year_in_the_passage_its_title_or_its_section_satisfies_the_question() -> None:
