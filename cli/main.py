@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import sys
@@ -40,13 +39,24 @@ def _check_web(web: bool, *, as_json: bool = False) -> None:
         )
 
 
+#: what this command opened; ``run`` closes it when the command ends, so that the store's lock
+#: and the models go with the command (a process that runs several commands, such as a test
+#: or an embedding application, can run the next one on the same store)
+_OPENED: list[Any] = []
+
+
 def _components() -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packages only
     from components.factory import Components
 
     c = Components()
-    atexit.register(c.close)
+    _OPENED.append(c)
     return c
+
+
+def _close_opened() -> None:
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def _remote(command: str, args: dict[str, Any], *, on_event: Any = None) -> Any | None:
@@ -796,3 +806,5 @@ def run() -> None:
     except Exception as e:
         log.debug("unexpected error", exc_info=True)
         fail(f"unexpected {type(e).__name__}: {e}. Rerun with -v for details; please report it.")
+    finally:
+        _close_opened()
