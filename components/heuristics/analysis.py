@@ -247,10 +247,11 @@ def _trim_japanese_tag(tag: str) -> str:
     if not has_japanese(tag):
         return tag
     out = ""
-    for tok in mecab()(tag):
-        if tok.feature.pos1 in {"助詞", "助動詞"} and out:
-            break
-        out += tok.surface
+    with mecab() as tagger:
+        for tok in tagger(tag):
+            if tok.feature.pos1 in {"助詞", "助動詞"} and out:
+                break
+            out += tok.surface
     return out or tag
 
 

@@ -197,17 +197,18 @@ class Tokenizer:
                     continue
                 out.append(self._stem(w) if self.stem else w)
             elif has_japanese(run):
-                for tok in mecab()(run):
-                    # the raw feature's first two fields are UniDic's pos1 and pos2; reading them
-                    # there costs half of what building fugashi's 29-field feature tuple does
-                    pos1, pos2, _ = tok.feature_raw.split(",", 2)
-                    if pos1 in _JA_DROP:
-                        continue
-                    if self.stopwords and (
-                        pos1 in _JA_STOP_POS1 or pos2 in _JA_STOP_POS2 or tok.surface in _JA_STOPWORDS
-                    ):
-                        continue
-                    out.append(tok.surface)
+                with mecab() as tagger:
+                    for tok in tagger(run):
+                        # the raw feature's first two fields are UniDic's pos1 and pos2; reading them
+                        # there costs half of what building fugashi's 29-field feature tuple does
+                        pos1, pos2, _ = tok.feature_raw.split(",", 2)
+                        if pos1 in _JA_DROP:
+                            continue
+                        if self.stopwords and (
+                            pos1 in _JA_STOP_POS1 or pos2 in _JA_STOP_POS2 or tok.surface in _JA_STOPWORDS
+                        ):
+                            continue
+                        out.append(tok.surface)
             else:  # other scripts: plain words (accented Latin, Cyrillic, ...)
                 out.extend(_WORD.findall(run))
         return tuple(out)
