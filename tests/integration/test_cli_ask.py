@@ -1,8 +1,9 @@
-"""`rag ask`, `rag chat` and `rag profile` as people and scripts run them: real subprocesses, real models.
+"""`rag ask`, `rag chat` and `rag profile` as people and scripts run them, with real models.
 
-Each subprocess loads the embedding model (5-10 s), so each run checks several things. The
-sample vaults are ingested once; threads and profiles live in DATA_DIR/threads.sqlite, which
-the test also opens in-process (``open_rag_graph``) to see what a thread holds.
+Commands run through the console script's entry point in this process (``rag_here``); a
+follow-up asked from a second process and Ctrl-C at the chat prompt run in processes of their
+own. The sample vaults are ingested once; threads and profiles live in DATA_DIR/threads.sqlite,
+which the test also opens (``open_rag_graph``) to see what a thread holds.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from components.settings import Settings
 from graph.threads import open_rag_graph
 from tests.conftest import SAMPLE_VAULTS
 from tests.fakes.ollama_server import Behaviour, ollama_server
-from tests.integration.test_cli_ingest import env_for
+from tests.integration.helpers import env_for, rag_here, rag_process
 
 pytestmark = pytest.mark.integration
 
@@ -58,17 +59,15 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def rag(
-    home: Path, *args: str, code: int = 0, stdin: str | None = None, env: dict[str, str] | None = None
+    home: Path,
+    *args: str,
+    code: int = 0,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    process: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "cli", *args],
-        env={**env_for(home), **(env or {})},
-        cwd=home,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """`rag ARGS` in this process (``rag_here``), or with ``process`` in a process of its own."""
+    proc = (rag_process if process else rag_here)(home, *args, stdin=stdin, env=env)
     assert proc.returncode == code, proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr
     return proc
@@ -99,7 +98,7 @@ def test_ask_json_then_a_follow_up_in_another_process_continues_the_thread(home:
     assert first["escalation"] is None and first["cache_hit"] is False
 
     tid = first["thread_id"]
-    proc = rag(home, "ask", MONSTERA, "--thread", tid, "--stream", "--debug")
+    proc = rag(home, "ask", MONSTERA, "--thread", tid, "--stream", "--debug", process=True)
     out = proc.stdout
     assert out.count("5 cm") == 1, "the extractive answer streams nothing, so it is printed once, at the end"
     assert re.search(r"^\[1\] Monstera Care — Watering rule \(.*Monstera Care\.md\)$", out, re.M)

@@ -1,4 +1,9 @@
-"""The `rag` command as a user runs it: subprocesses, JSON contracts, locks and kills."""
+"""The `rag` command as a user runs it: JSON contracts, locks and kills.
+
+Commands run through the console script's entry point in this process (``rag_here``), except
+where another process is the point: the store's lock held by someone else, a run killed
+midway (``rag_process``, ``subprocess``).
+"""
 
 from __future__ import annotations
 
@@ -12,32 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.helpers import env_for, rag_here, rag_process
+
 pytestmark = pytest.mark.integration
 
 
-def env_for(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"QDRANT_URL", "COLLECTION"}}
-    env.update(
-        {
-            "QDRANT_PATH": str(tmp_path / "qdrant"),
-            "DATA_DIR": str(tmp_path / "data"),
-            "HF_HUB_OFFLINE": "1",
-            "OLLAMA_BASE_URL": "http://127.0.0.1:9",
-        }
-    )
-    return env
-
-
 def rag(tmp_path: Path, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "cli", *args],
-        env=env_for(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        input=stdin,
-    )
+    proc = rag_here(tmp_path, *args, stdin=stdin)
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -105,7 +91,7 @@ def test_locked_store_names_the_cause_and_suggests_a_server(tmp_path: Path) -> N
     holder = QdrantIndex(collection="rag", path=tmp_path / "qdrant")
     _ = holder.client  # opens (and locks) the embedded store, as another process would
     try:
-        proc = rag(tmp_path, "status", check=False)
+        proc = rag_process(tmp_path, "status")  # another process: the lock is between processes
     finally:
         holder.close()
     assert proc.returncode == 1

@@ -1,4 +1,8 @@
-"""`rag search` as evaluation harnesses and people call it: batch contract, formats, errors."""
+"""`rag search` as evaluation harnesses and people call it: batch contract, formats, errors.
+
+The commands run through the console script's entry point in this process (``rag_here``):
+nothing here crosses processes, and a subprocess per command spent most of its time starting.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_VAULTS
-from tests.integration.test_cli_ingest import env_for
-from tests.integration.test_cli_ingest import rag as run_cli
+from tests.integration.helpers import env_for, rag_here
 
 pytestmark = pytest.mark.integration
 
@@ -25,7 +28,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def rag(home: Path, *args: str, code: int = 0, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    proc = run_cli(home, *args, check=False, stdin=stdin)
+    proc = rag_here(home, *args, stdin=stdin)
     assert proc.returncode == code, proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr
     return proc

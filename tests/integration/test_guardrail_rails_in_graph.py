@@ -33,7 +33,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
     yield c
 
 
-
 def graders(messages_: list[BaseMessage]) -> Any:
     system = str(messages_[0].content)
     if system.startswith(prompts.GRADE_CONTEXT_SYSTEM[:40]):

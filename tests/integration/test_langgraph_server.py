@@ -25,7 +25,7 @@ import pytest
 from langgraph_sdk import get_client
 
 from tests.conftest import REPO, SAMPLE_VAULTS
-from tests.integration.test_cli_ingest import env_for
+from tests.integration.helpers import env_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -225,6 +225,9 @@ def test_slow_bm25_search_is_cut_at_its_timeout(indexed: Any, monkeypatch: pytes
     fast = Components(c.settings.model_copy(update={"bm25_timeout": 0.3}), embedder=c.embedder)
     fast._indexes, fast._bm25 = c._indexes, c._bm25  # same store and caches, shorter timeout
     release = threading.Event()
+    # the search takes 3 s against a timeout of 0.3 s; the run ends when it is cut, and only
+    # leaves the event loop when the cut-off thread has finished
+    threading.Timer(3.0, release.set).start()
 
     def slowed(original: Any) -> Any:
         def slow(*args: Any, **kwargs: Any) -> Any:

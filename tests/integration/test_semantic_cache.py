@@ -42,7 +42,7 @@ def test_a_second_process_answers_from_the_cache(tmp_path: Path) -> None:
     shutil.copytree(SAMPLE_VAULTS / "life", tmp_path / "life")
     rag(tmp_path, "ingest", str(tmp_path / "life"), "--json")
     first = json.loads(rag(tmp_path, "ask", MONSTERA, "--json").stdout)
-    second = json.loads(rag(tmp_path, "ask", PARAPHRASE, "--json").stdout)
+    second = json.loads(rag(tmp_path, "ask", PARAPHRASE, "--json", process=True).stdout)
     assert first["cache_hit"] is False and first["sources"]
     assert second["cache_hit"] is True and second["answer"] == first["answer"]
     stats = json.loads(rag(tmp_path, "cache", "stats").stdout)

@@ -20,8 +20,8 @@ import pytest
 from cli.server_link import socket_path
 from evals.process import ServeProcess
 from tests.conftest import SAMPLE_VAULTS
+from tests.integration.helpers import env_for
 from tests.integration.test_cli_ask import rag
-from tests.integration.test_cli_ingest import env_for
 
 pytestmark = pytest.mark.integration
 

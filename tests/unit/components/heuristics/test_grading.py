@@ -361,7 +361,11 @@ def test_a_year_no_cited_passage_mentions_leaves_the_answer_to_its_grade() -> No
     # a survey dated 2000 answers a question that says 2001: the grade stands, the node warns
     question = "What share of liver transplantation programs required patients to discontinue methadone in 2001?"
     answer = "32% of programs required patients to discontinue methadone treatment."
-    survey = {"text": f"A 2000 survey of US liver transplantation programs. {answer}", "title": "Methadone", "links": []}
+    survey = {
+        "text": f"A 2000 survey of US liver transplantation programs. {answer}",
+        "title": "Methadone",
+        "links": [],
+    }
     assert numbers_unmet(question, [survey]) == ["2001"]
     embed = TableEmbedder({question: axis(0), answer: at(0.9)})
     assert useful(question, f"{answer} [1]", embed, cited=[survey]).reason.startswith("p(useful)")
