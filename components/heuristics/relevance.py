@@ -31,6 +31,28 @@ from components.models.calibration import Calibration
 MIN_SCORE = 0.5
 
 
+def coverages(
+    phrasings: Sequence[str],
+    results: Sequence[Mapping[str, Any]],
+    *,
+    tokenize: Callable[[str], list[str]],
+    idf: Mapping[str, float] | None,
+) -> list[float]:
+    """Each result's idf-weighted share of the question's terms it holds (``hit_to_result``-shaped
+    rows: ``text``, ``title``). With several phrasings (multi-query search, Q&A's rewrites) a
+    result counts as covered by the phrasing that covers it best: it was found for any of them."""
+    asked = [(terms, term_weights(terms, idf)) for terms in (tokenize(q) for q in dict.fromkeys(phrasings) if q)]
+    asked = [(terms, w) for terms, w in asked if w]
+    out = []
+    for r in results:
+        text = chunk_text(r)
+        have = set(tokenize(text))
+        out.append(
+            max((term_coverage(t, text, tokenize=tokenize, weights=w, text_terms=have) for t, w in asked), default=0.0)
+        )
+    return out
+
+
 def relevance(
     phrasings: Sequence[str],
     results: Sequence[Mapping[str, Any]],
@@ -38,29 +60,21 @@ def relevance(
     tokenize: Callable[[str], list[str]],
     idf: Mapping[str, float] | None,
     calibration: Calibration,
+    covered: Sequence[float] | None = None,
 ) -> list[float]:
-    """Each result's own p(relevant) (``hit_to_result``-shaped rows: ``retriever_scores``, ``text``).
-
-    With several phrasings (multi-query search, Q&A's rewrites) a result counts as covered by the
-    phrasing that covers it best: it was found for any of them.
-    """
+    """Each result's own p(relevant) (``hit_to_result``-shaped rows: ``retriever_scores``, ``text``),
+    from its dense cosine and its ``coverages`` (given as ``covered`` when the caller has them)."""
     dense: list[float | None] = []
     for r in results:
         d = (r.get("retriever_scores") or {}).get("dense")
         dense.append(float(d) if isinstance(d, (int, float)) else None)
     present = [d for d in dense if d is not None]
     bound = min(present) if present else None
-    asked = [(terms, term_weights(terms, idf)) for terms in (tokenize(q) for q in dict.fromkeys(phrasings) if q)]
-    asked = [(terms, w) for terms, w in asked if w]
-    out = []
-    for r, d in zip(results, dense, strict=True):
-        text = chunk_text(r)
-        have = set(tokenize(text))
-        cov = max(
-            (term_coverage(t, text, tokenize=tokenize, weights=w, text_terms=have) for t, w in asked), default=0.0
-        )
-        out.append(chunk_relevance(d if d is not None else bound, cov, calibration))
-    return out
+    if covered is None:
+        covered = coverages(phrasings, results, tokenize=tokenize, idf=idf)
+    return [
+        chunk_relevance(d if d is not None else bound, cov, calibration) for d, cov in zip(dense, covered, strict=True)
+    ]
 
 
 def along_ranking(probabilities: Sequence[float]) -> list[float]:

@@ -15,7 +15,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.heuristics.relevance import along_ranking, relevance
+from components.heuristics.relevance import along_ranking, coverages, relevance
 from components.retrieval.hits import HitRecord
 from components.retrieval.results import explain_empty, group_by_document, of_first_documents
 from components.text.messages import NOTHING_RELEVANT, pick
@@ -124,16 +124,19 @@ def _head(candidates: list[HitRecord], top_k: int, *, by_document: bool) -> list
 
 def _calibrate(c: Components, ctx: Context, phrasings: list[str], results: list[dict[str, Any]]) -> None:
     """Give each result its calibrated score (components/heuristics/relevance.py), in place; the
-    ranker's score stays in ``retriever_scores`` as ``ranker`` and the result's own p(relevant) as
-    ``relevance``."""
+    ranker's score stays in ``retriever_scores`` as ``ranker``, the result's own p(relevant) as
+    ``relevance`` and the share of the question's terms it holds as ``coverage`` (with ``dense``,
+    the cosine: what the relevance model read, and what ``evals.calibrate_nonllm`` fits it on)."""
     try:
         idf: Mapping[str, float] | None = c.corpus(ctx.collection or None).idf
     except Exception as e:  # BM25 unreadable: every term weighs the same, scores stay 0..1
         log.warning("scoring relevance without term weights: %s", e)
         idf = None
-    own = relevance(phrasings, results, tokenize=c.tokenizer, idf=idf, calibration=c.calibration)
-    for r, p, s in zip(results, own, along_ranking(own), strict=True):
-        r["retriever_scores"] = {**r["retriever_scores"], "ranker": r["score"], "relevance": round(p, 6)}
+    covered = coverages(phrasings, results, tokenize=c.tokenizer, idf=idf)
+    own = relevance(phrasings, results, tokenize=c.tokenizer, idf=idf, calibration=c.calibration, covered=covered)
+    for r, p, s, cov in zip(results, own, along_ranking(own), covered, strict=True):
+        evidence = {"ranker": r["score"], "coverage": round(cov, 6), "relevance": round(p, 6)}
+        r["retriever_scores"] = {**r["retriever_scores"], **evidence}
         r["score"] = round(s, 6)
 
 
