@@ -1,143 +1,138 @@
-"""How the way dense and BM25 lists are joined moves quality, measured without re-running retrieval.
+"""Which way of joining the dense and BM25 lists ranks best: chosen on a tune split, reported on its check split.
 
-    python -m evals.fusion_sweep ../shared/data/scifact --split train
-    python -m evals.fusion_sweep ../shared/data/jsquad --split test
+    python -m evals.fusion_sweep ../shared/data/scifact --tune train-tune --check train-check
+    python -m evals.fusion_sweep ../shared/data/jsquad --tune tune --check check --limit 500
 
-Uses the store that ``evals.retrieval`` ingested (``--store``, default ``.rag/bench/<dataset>``).
-Each judged query is answered once by each retriever (the deepest of ``--depths`` chunks);
-every fusion variant is then scored on those same lists, so the differences between rows are
-the fusion alone. Variants, at each candidate depth: RRF over a grid of k and dense/BM25
-weights, and the convex combination of min-max-normalised scores (Bruch et al., 2023) over a
-grid of dense weights.
+Every variant is the product's own search (the compiled graph, ranked as ``rag search --batch -k
+10`` ranks, ``cli.search_cmd.rank_documents``) with the run's Context set to it: RRF over a grid
+of k and dense/BM25 weights, the convex combination of min-max-scaled scores (Bruch et al.,
+2023) over a grid of dense weights, and each retriever alone, at each of ``--depths`` candidates
+per retriever. The store is the one ``evals.retrieval`` ingests (``--store``, default
+``.rag/bench/<dataset>``), made when missing.
 
-Choose settings on a training split and check them on another data set: a setting that only
-wins on the data it was picked on will not hold on held-out data.
+The best variant by nDCG@10 on the tune split is marked; its check figure is the one to quote.
+A variant that wins on tune and loses on check fits the tune questions, not the task.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
-from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from cli.search_cmd import rank_documents
 from components.factory import Components
-from components.retrieval.dense import dense_search
-from components.retrieval.filters import SearchFilters
-from components.retrieval.fusion import convex, rrf
-from components.retrieval.hits import Hit
-from components.retrieval.lexical import bm25_search
+from components.retrieval.fusion import DEFAULT
 from evals.beir import evaluate, load_beir
-from evals.retrieval import collection_name, documents, make_settings, progress_bar
+from evals.retrieval import collection_name, ingest, make_settings, progress_bar
+from graph.context import Context
+from graph.rag import build_rag_graph
 
 log = logging.getLogger(__name__)
-NO_FILTERS = SearchFilters()
 
 RRF_KS = (10.0, 30.0, 60.0, 100.0)
 RRF_WEIGHTS = ((1.0, 1.0), (1.0, 0.7), (0.7, 1.0))  # (dense, bm25)
 CONVEX_ALPHAS = (0.3, 0.4, 0.5, 0.6, 0.7)  # weight of the dense score
-BATCH = 32
-
-#: (dense hits, bm25 hits) → document ids, best first
-Fusion = Callable[[list[Hit], list[Hit]], list[str]]
+K = 10
 
 
-def rrf_fusion(k: float, w_dense: float, w_bm25: float, depth: int) -> Fusion:
-    def fuse(dense: list[Hit], bm25: list[Hit]) -> list[str]:
-        dense, bm25 = dense[:depth], bm25[:depth]
-        payload = {h.point_id: h.payload for h in [*dense, *bm25]}
-        fused = rrf(
-            {"dense": [h.point_id for h in dense], "bm25": [h.point_id for h in bm25]},
-            k=k,
-            weights={"dense": w_dense, "bm25": w_bm25},
-        )
-        return [str(payload[pid].get("doc_id")) for pid, _ in fused]
-
-    return fuse
+@dataclass(frozen=True)
+class Variant:
+    label: str
+    context: Context
 
 
-def convex_fusion(alpha: float, depth: int) -> Fusion:
-    def fuse(dense: list[Hit], bm25: list[Hit]) -> list[str]:
-        dense, bm25 = dense[:depth], bm25[:depth]
-        payload = {h.point_id: h.payload for h in [*dense, *bm25]}
-        fused = convex(
-            {"dense": [(h.point_id, h.score) for h in dense], "bm25": [(h.point_id, h.score) for h in bm25]},
-            weights={"dense": alpha, "bm25": 1 - alpha},
-        )
-        return [str(payload[pid].get("doc_id")) for pid, _ in fused]
-
-    return fuse
-
-
-def variants(depths: Sequence[int]) -> dict[str, Fusion]:
-    out: dict[str, Fusion] = {"dense only": lambda d, b: [str(h.payload.get("doc_id")) for h in d]}
-    out["bm25 only"] = lambda d, b: [str(h.payload.get("doc_id")) for h in b]
+def variants(depths: list[int]) -> list[Variant]:
+    """Each retriever alone, then every fusion setting, at every depth; the product's default first."""
+    out: list[Variant] = []
     for depth in depths:
+        base = Context(candidates=depth, rerank=False)
+        out.append(Variant(f"default ({DEFAULT}) depth={depth}", base))
+        out.append(Variant(f"dense only depth={depth}", Context(candidates=depth, rerank=False, retrievers=("dense",))))
+        out.append(Variant(f"bm25 only depth={depth}", Context(candidates=depth, rerank=False, retrievers=("bm25",))))
         for k in RRF_KS:
             for wd, wb in RRF_WEIGHTS:
-                out[f"rrf k={k:g} w={wd:g}/{wb:g} depth={depth}"] = rrf_fusion(k, wd, wb, depth)
+                ctx = Context(candidates=depth, rerank=False, fusion="rrf", rrf_k=k, dense_weight=wd, bm25_weight=wb)
+                out.append(Variant(f"rrf k={k:g} w={wd:g}/{wb:g} depth={depth}", ctx))
         for a in CONVEX_ALPHAS:
-            out[f"convex dense={a:g} depth={depth}"] = convex_fusion(a, depth)
+            ctx = Context(candidates=depth, rerank=False, fusion="convex", dense_weight=a, bm25_weight=1 - a)
+            out.append(Variant(f"convex dense={a:g} depth={depth}", ctx))
     return out
 
 
-def candidates(
-    c: Components, collection: str, queries: dict[str, str], n: int
-) -> dict[str, tuple[list[Hit], list[Hit]]]:
-    """Each query's dense and BM25 hits, queries embedded in batches."""
-    ids = list(queries)
-    out: dict[str, tuple[list[Hit], list[Hit]]] = {}
-    with progress_bar(True) as bar:
-        task = bar.add_task("retrieving", total=len(ids))
-        for i in range(0, len(ids), BATCH):
-            chunk = ids[i : i + BATCH]
-            texts = [queries[q] for q in chunk]
-            dense, _ = dense_search(
-                c.index(collection), c.embedder, texts, NO_FILTERS, limit=n, payloads=c.payload_mirror(collection)
-            )
-            bm25, _ = bm25_search(c.bm25(collection), c.tokenizer, texts, NO_FILTERS, limit=n)
-            for q, d, b in zip(chunk, dense, bm25, strict=True):
-                out[q] = (d, b)
-            bar.advance(task, len(chunk))
-    return out
+def sweep(c: Components, splits: dict[str, Any], chosen: list[Variant], limit: int | None) -> dict[str, Any]:
+    """nDCG@10 and friends per variant and split, every ranking made by the product's search."""
+    graph = build_rag_graph(c)
+    loop = asyncio.Runner()
+    rows: dict[str, dict[str, Any]] = {v.label: {} for v in chosen}
+    try:
+        with progress_bar(True) as bar:
+            for part, ds in splits.items():
+                qs = [(q, t) for q, t in ds.queries.items() if q in ds.qrels][:limit]
+                task = bar.add_task(f"{part}: {len(chosen)} variants", total=len(chosen) * len(qs))
+                for v in chosen:
+                    run = {}
+                    for q, text in qs:
+                        docs = loop.run(rank_documents(graph, text, k=K, context=v.context))
+                        run[q] = [str(d["doc_id"]) for d in docs]
+                        bar.advance(task)
+                    rows[v.label][part] = evaluate(run, {q: ds.qrels[q] for q, _ in qs})
+    finally:
+        loop.close()
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dataset", type=Path)
-    p.add_argument("--split", default="test")
-    p.add_argument("--depths", default="50,100,500", help="candidate depths per retriever to compare")
+    p.add_argument("--tune", required=True, help="the split the best variant is chosen on")
+    p.add_argument("--check", required=True, help="the split its figure is quoted from")
+    p.add_argument("--depths", default="50", help="candidates per retriever to compare (Context.candidates)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N judged questions of each split")
     p.add_argument("--store", type=Path, default=None)
     p.add_argument("--report", type=Path, default=None)
     a = p.parse_args(argv)
     name = collection_name(a.dataset)
     store = a.store or Path(".rag/bench") / name
-    if not (store / "qdrant").exists():
-        p.error(f"no benchmark store at {store}; run `python -m evals.retrieval {a.dataset} --split {a.split}` first")
-    data = load_beir(a.dataset, a.split)
+    splits = {"tune": load_beir(a.dataset, a.tune), "check": load_beir(a.dataset, a.check)}
     c = Components(make_settings(store, name))
-    depths = sorted({int(x) for x in a.depths.split(",") if x.strip()})
-    lists = candidates(c, name, data.queries, max(depths))
-    rows: dict[str, dict[str, Any]] = {}
-    for label, fuse in variants(depths).items():
-        run = {q: documents(fuse(d, b), 100) for q, (d, b) in lists.items()}
-        rows[label] = evaluate(run, data.qrels)
-    table = Table(title=f"Fusion variants on {name} {a.split} ({len(lists)} queries)")
-    for col in ("variant", "nDCG@10", "R@10", "R@100", "MRR@10"):
+    try:
+        ingest(c, a.dataset / "corpus.jsonl", progress=True, sentence_vectors=False)
+        chosen = variants(sorted({int(x) for x in a.depths.split(",") if x.strip()}))
+        rows = sweep(c, splits, chosen, a.limit)
+    finally:
+        c.close()
+    best = max(rows, key=lambda label: rows[label]["tune"]["ndcg@10"])
+    table = Table(
+        title=f"Fusion on {name}: chosen on {a.tune}, quoted on {a.check} (nDCG@10, rag search --batch -k {K})"
+    )
+    for col in ("variant", f"{a.tune}", f"{a.check}", "R@10 check"):
         table.add_column(col, justify="left" if col == "variant" else "right")
     for label, m in rows.items():
-        table.add_row(label, *(f"{m[x]:.4f}" for x in ("ndcg@10", "recall@10", "recall@100", "mrr@10")))
+        mark = " [bold green]← best on tune[/]" if label == best else ""
+        table.add_row(
+            label + mark,
+            f"{m['tune']['ndcg@10']:.4f}",
+            f"{m['check']['ndcg@10']:.4f}",
+            f"{m['check']['recall@10']:.4f}",
+        )
     Console().print(table)
-    report = a.report or Path("evals/reports") / f"fusion-{name}-{a.split}.json"
+    report = a.report or Path("evals/reports") / f"fusion-{name}.json"
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(json.dumps({"dataset": name, "split": a.split, "variants": rows}, indent=2))
-    log.info("report written to %s", report)
+    report.write_text(
+        json.dumps(
+            {"dataset": name, "tune": a.tune, "check": a.check, "best_on_tune": best, "variants": rows}, indent=2
+        )
+    )
+    log.info("best on %s: %s; report written to %s", a.tune, best, report)
     return 0
 
 

@@ -154,10 +154,15 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 
 # ------------------------------------------------------------------------------- ingestion
-def ingest(c: Components, corpus: Path, *, progress: bool) -> dict[str, Any]:
-    """Run the ingestion graph on the corpus; an unchanged corpus embeds nothing."""
+def ingest(c: Components, corpus: Path, *, progress: bool, sentence_vectors: bool = True) -> dict[str, Any]:
+    """Run the ingestion graph on the corpus; an unchanged corpus embeds nothing. Search alone
+    reads no sentence vectors (``sentence_vectors=False`` halves a first ingestion)."""
     t0 = time.perf_counter()
-    result = asyncio.run(run_ingest(c, [str(corpus)], prune=False, collection=None, show_progress=progress))
+    result = asyncio.run(
+        run_ingest(
+            c, [str(corpus)], prune=False, collection=None, show_progress=progress, sentence_vectors=sentence_vectors
+        )
+    )
     seconds = time.perf_counter() - t0
     if result.get("failures"):
         log.warning("%d documents failed to ingest", len(result["failures"]))

@@ -2,7 +2,7 @@
 
     rag ingest examples/vaults
     python -m evals.search_relevance                       # the sample vaults' sets
-    python -m evals.search_relevance --beir ../shared/data/scifact --split train --limit 200
+    python -m evals.search_relevance --beir ../shared/data/scifact --split train-check
 
 Runs the compiled graph in search mode with no minimum (``min_score=0``) over
 
@@ -36,6 +36,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from cli.search_cmd import rank_documents
 from components.factory import Components
 from evals.beir import evaluate, load_beir
 from evals.qa_dataset import load_qa
@@ -74,23 +75,19 @@ def no_match_queries(path: Path) -> list[tuple[str, str, str, str]]:
 def run_queries(
     c: Components, queries: Sequence[tuple[str, str, str, str]], *, top_k: int, gold: dict[str, list[str]] | None = None
 ) -> list[Ranked]:
-    """Each query through the search graph with no minimum; documents as gold ids where they are gold."""
+    """Each query as ``rag search --batch -k top_k`` ranks it (no minimum: ``rank_documents``);
+    documents as gold ids where they are gold (a note's id is its path)."""
     graph = build_rag_graph(c)
-    ctx = Context(min_score=0.0)
     out: list[Ranked] = []
 
     async def all_of() -> None:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()) as bar:
             task = bar.add_task("searching", total=len(queries))
             for qid, kind, lang, text in queries:
-                res = await graph.ainvoke(
-                    {"mode": "search", "question": text, "top_k": top_k, "group_by_document": True}, context=ctx
-                )
-                groups = res.get("results") or []
-                ids = match_ids(
-                    [g.get("doc_id") for g in groups], [g.get("source") for g in groups], (gold or {}).get(qid, [])
-                )
-                out.append(Ranked(qid, kind, lang, [(d, float(g["score"])) for d, g in zip(ids, groups, strict=True)]))
+                docs = await rank_documents(graph, text, k=top_k)
+                paths = [str(d["doc_id"]) for d in docs]
+                ids = match_ids(paths, paths, (gold or {}).get(qid, []))
+                out.append(Ranked(qid, kind, lang, [(i, float(d["score"])) for i, d in zip(ids, docs, strict=True)]))
                 bar.advance(task)
 
     asyncio.run(all_of())
@@ -176,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--known", type=Path, default=HERE / "data" / "vault_qa.jsonl")
     ap.add_argument("--cross-lingual", type=Path, default=HERE / "data" / "cross_lingual.jsonl")
     ap.add_argument("--beir", type=Path, help="a BEIR folder whose corpus is the ingested collection")
-    ap.add_argument("--split", default="test")
+    ap.add_argument("--split", default="train-check", help="the BEIR split (quote a check split: README)")
     ap.add_argument("--limit", type=int, default=0, help="at most this many BEIR queries (0: all)")
     ap.add_argument("--report", type=Path, default=Path("search-relevance.json"))
     args = ap.parse_args(argv)
@@ -205,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         qids = [q for q in data.queries if q in data.qrels]
         qids = qids[: args.limit] if args.limit else qids
         qrels = {q: data.qrels[q] for q in qids}
-        beir = run_queries(c, [(q, "beir", "", data.queries[q]) for q in qids], top_k=50)
+        beir = run_queries(c, [(q, "beir", "", data.queries[q]) for q in qids], top_k=10)
     rows = sweep(no_match, known, gold, beir, qrels, cross)
     table = Table(title="search with a minimum score")
     for key in rows[0]:

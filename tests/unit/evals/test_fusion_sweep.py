@@ -1,36 +1,23 @@
-"""The fusion variants the sweep compares: each must rank documents the way its formula says."""
+"""The fusion sweep's variants are settings of the product's own search, one Context each."""
 
 from __future__ import annotations
 
-from components.retrieval.hits import Hit
-from evals.fusion_sweep import convex_fusion, rrf_fusion, variants
+from components.retrieval.fusion import DEFAULT
+from evals.fusion_sweep import CONVEX_ALPHAS, RRF_KS, RRF_WEIGHTS, variants
+from graph.context import Context
 
 
-def hits(*pairs: tuple[str, float]) -> list[Hit]:
-    return [Hit(pid, score, {"doc_id": pid.split("#")[0]}) for pid, score in pairs]
-
-
-DENSE = hits(("a#0", 0.90), ("b#0", 0.85), ("c#0", 0.50))
-BM25 = hits(("d#0", 12.0), ("b#0", 11.0), ("c#0", 2.0))
-
-
-def test_rrf_prefers_the_chunk_both_retrievers_rank_high() -> None:
-    assert rrf_fusion(60.0, 1.0, 1.0, depth=100)(DENSE, BM25)[0] == "b"
-
-
-def test_rrf_depth_cuts_each_list_before_fusing() -> None:
-    # at depth 1 each retriever contributes only its first chunk: a and d tie, the id breaks it
-    assert rrf_fusion(60.0, 1.0, 1.0, depth=1)(DENSE, BM25) == ["a", "d"]
-
-
-def test_convex_weights_move_the_winner() -> None:
-    # dense alone favours a, bm25 alone favours d; the blend follows the weight
-    assert convex_fusion(1.0, depth=100)(DENSE, BM25)[0] == "a"
-    assert convex_fusion(0.0, depth=100)(DENSE, BM25)[0] == "d"
-    assert convex_fusion(0.5, depth=100)(DENSE, BM25)[0] == "b"
-
-
-def test_every_variant_is_labelled_with_its_depth() -> None:
-    labels = list(variants([50, 100]))
-    assert labels[:2] == ["dense only", "bm25 only"]
-    assert all("depth=50" in x or "depth=100" in x for x in labels[2:])
+def test_each_variant_is_the_search_with_its_context() -> None:
+    chosen = variants([50, 100])
+    assert len(chosen) == 2 * (3 + len(RRF_KS) * len(RRF_WEIGHTS) + len(CONVEX_ALPHAS))
+    first = chosen[0]
+    assert first.label == f"default ({DEFAULT}) depth=50"
+    assert first.context.fusion == Context().fusion and first.context.candidates == 50
+    by_label = {v.label: v.context for v in chosen}
+    assert by_label["dense only depth=100"].retrievers == ("dense",)
+    assert by_label["bm25 only depth=50"].retrievers == ("bm25",)
+    rrf = by_label["rrf k=30 w=1/0.7 depth=100"]
+    assert (rrf.fusion, rrf.rrf_k, rrf.dense_weight, rrf.bm25_weight, rrf.candidates) == ("rrf", 30.0, 1.0, 0.7, 100)
+    convex = by_label["convex dense=0.3 depth=50"]
+    assert convex.fusion == "convex" and convex.dense_weight == 0.3 and abs(convex.bm25_weight - 0.7) < 1e-9
+    assert all(not ctx.rerank for ctx in by_label.values())  # fusion alone is compared
