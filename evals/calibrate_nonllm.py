@@ -312,7 +312,9 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=LIMIT, help="questions per split at most (0: all)")
     ap.add_argument("--report", type=Path, default=REPORT)
     args = ap.parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    for name in (__name__, "evals.retrieval"):
+        logging.getLogger(name).setLevel(logging.INFO)
     limit = args.limit or None
     if args.what == "answer":
         if len(args.reports) < 2:

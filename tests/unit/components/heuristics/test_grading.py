@@ -14,8 +14,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from components.heuristics.grading import check_support, grade_answer, grade_context, numbers_unmet
+from components.heuristics.grading import (
+    CONTEXT_LEX_B,
+    CONTEXT_LEX_B0,
+    check_support,
+    grade_answer,
+    grade_context,
+    numbers_unmet,
+)
 from components.models.calibration import FALLBACK
+from components.models.calibration import MULTILINGUAL_E5_SMALL as E5
 from components.text.messages import NO_INFO
 from components.text.tokenizer import Tokenizer
 
@@ -60,6 +68,11 @@ def result(text: str, dense: float | None = None, title: str = "") -> dict[str, 
     return {"text": text, "title": title, "retriever_scores": {} if dense is None else {"dense": dense, "bm25": 3.0}}
 
 
+def p_context(dense: float, coverage: float) -> float:
+    """The context model of the default embedding model, as fitted (components/models/calibration.py)."""
+    return sigmoid(E5.context_b0 + E5.context_b_dense * dense + E5.context_b_lex * coverage)
+
+
 Q_EN = "When should I water the monstera?"  # terms: water, monstera
 WATERING = "Water the monstera when the top three centimetres of soil are dry."  # both terms
 LIGHT = "Monstera likes bright, indirect light."  # half the terms
@@ -74,15 +87,17 @@ MISO = "味噌は火を止めてから溶き入れます。沸騰させると香
 def test_a_chunk_close_to_the_question_and_holding_its_terms_is_relevant() -> None:
     g = grade_context(Q_EN, [result(WATERING, dense=0.86)])
     assert g.relevant
-    assert g.score == pytest.approx(sigmoid(-30.84 + 33.08 * 0.86 + 11.22 * 1.0), abs=1e-4)
+    assert g.score == pytest.approx(
+        sigmoid(E5.context_b0 + E5.context_b_dense * 0.86 + E5.context_b_lex * 1.0), abs=1e-4
+    )
     assert g.reason == "best chunk #1: cosine 0.860, 100% of question terms; p(relevant)=1.00 >= 0.5"
 
 
 def test_an_off_topic_chunk_is_not_relevant_even_with_a_fair_cosine() -> None:
     g = grade_context(Q_EN, [result(BM25_NOTE, dense=0.82)])
     assert not g.relevant
-    assert g.score == pytest.approx(sigmoid(-30.84 + 33.08 * 0.82), abs=1e-4)
-    assert g.reason.endswith("0% of question terms; p(relevant)=0.02 < 0.5")
+    assert g.score == pytest.approx(p_context(0.82, 0.0), abs=1e-4)
+    assert g.reason.endswith("0% of question terms; p(relevant)=0.04 < 0.5")
 
 
 def test_japanese_question_and_chunk() -> None:
@@ -111,11 +126,13 @@ def test_a_chunk_only_bm25_found_is_graded_at_the_last_dense_score_not_on_its_wo
     only_bm25 = result(LIGHT)
     with_dense = grade_context(Q_EN, [result(BM25_NOTE, dense=0.75), only_bm25])
     assert not with_dense.relevant
-    assert with_dense.chunk_scores[1] == pytest.approx(sigmoid(-30.84 + 33.08 * 0.75 + 11.22 * 0.5), abs=1e-4)
+    assert with_dense.chunk_scores[1] == pytest.approx(
+        p_context(0.75, 0.5), abs=1e-4
+    )
     # dense search down (no cosine anywhere): the lexical model decides, and half the terms is enough
     lexical = grade_context(Q_EN, [result(BM25_NOTE), only_bm25])
     assert lexical.relevant
-    assert lexical.score == pytest.approx(sigmoid(-4.24 + 15.73 * 0.5), abs=1e-4)
+    assert lexical.score == pytest.approx(sigmoid(CONTEXT_LEX_B0 + CONTEXT_LEX_B * 0.5), abs=1e-4)
     assert "cosine" not in lexical.reason
 
 
