@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create .venv and install the project (and, with --dev, the test tools, the benchmark baseline,
 # the optional chat providers, the evaluation extra and the Postgres drivers, so their tests run) from this repo's files.
-# torch comes first and pinned: the CPU build lies on the machine's disk; an unpinned torch
-# would pull a multi-GB CUDA build from PyPI.
+# torch comes first and pinned, through pip: the CPU build lies on the machine's disk, where pip
+# looks; an unpinned torch would pull a multi-GB CUDA build from PyPI. The rest goes through uv
+# (pip-compatible, about 40 s here against pip's 2.5 min), or pip where uv cannot be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras=""
@@ -10,6 +11,11 @@ extras=""
 if [[ ! -x .venv/bin/python ]]; then
     python3 -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".${extras}"
+pip() { .venv/bin/python -m pip --disable-pip-version-check "$@"; }
+pip install --quiet "torch==2.13.0"
+if pip install --quiet uv && .venv/bin/python -m uv pip install --python .venv/bin/python --quiet -e ".${extras}"; then
+    :
+else
+    echo "uv could not install the project; installing with pip" >&2
+    pip install --quiet -e ".${extras}"
+fi

@@ -1,0 +1,90 @@
+"""Run a command and report its wall time and the peak resident memory of its process tree.
+
+    python scripts/peak_memory.py --label pytest -- python -m pytest -q
+
+The tree (the command and every process it starts: CLI subprocesses, test servers) is sampled
+every ``--interval`` seconds with psutil; the peak is the largest sum seen, beside the largest
+single process. Prints one line at the end (and writes it as JSON with ``--json PATH``); exits
+with the command's own status, so it can wrap a test run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+
+def tree_rss(root: psutil.Process) -> tuple[int, int]:
+    """Sum of the tree's resident set sizes and the largest single one, in bytes."""
+    total = largest = 0
+    try:
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0, 0
+    for p in procs:
+        try:
+            rss = p.memory_info().rss
+        except psutil.Error:  # ended between the listing and the read
+            continue
+        total += rss
+        largest = max(largest, rss)
+    return total, largest
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--label", default="command")
+    p.add_argument("--interval", type=float, default=0.25, help="seconds between samples")
+    p.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command")
+    a = p.parse_args(argv)
+    command = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if not command:
+        p.error("give the command to run after --")
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(command)
+    root = psutil.Process(proc.pid)
+    peak = {"tree": 0, "process": 0}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(a.interval):
+            total, largest = tree_rss(root)
+            peak["tree"] = max(peak["tree"], total)
+            peak["process"] = max(peak["process"], largest)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    code = proc.wait()
+    done.set()
+    sampler.join()
+    seconds = time.perf_counter() - t0
+    figures = {
+        "label": a.label,
+        "exit_code": code,
+        "wall_seconds": round(seconds, 1),
+        "peak_tree_rss_gb": round(peak["tree"] / 2**30, 2),
+        "peak_process_rss_gb": round(peak["process"] / 2**30, 2),
+    }
+    print(
+        f"{a.label}: {seconds / 60:.1f} min wall, peak resident memory {figures['peak_tree_rss_gb']:.2f} GB "
+        f"(process tree; largest single process {figures['peak_process_rss_gb']:.2f} GB), exit {code}",
+        file=sys.stderr,
+        flush=True,
+    )
+    if a.json is not None:
+        a.json.parent.mkdir(parents=True, exist_ok=True)
+        a.json.write_text(json.dumps(figures, indent=2))
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
