@@ -46,10 +46,10 @@ Tokenize = Callable[[str], list[str]]
 # --- context relevance: p = sigmoid(b0 + b_dense * cosine + b_lex * coverage) --------------------
 # The dense coefficients belong to the embedding model (components/models/calibration.py); this
 # lexical-only model serves when no dense cosine is available for any chunk (dense retrieval
-# down, no embedder) and does not depend on one. Fitted on SciFact train-tune and JSQuAD tune
-# (`python -m evals.calibrate_nonllm context`); check splits: AUC 0.990, accuracy 0.960.
-CONTEXT_LEX_B0 = -3.63
-CONTEXT_LEX_B = 12.0
+# down, no embedder) and does not depend on one (fitted with the model in calibration.py, which
+# says why it was not replaced by the tune-split fit).
+CONTEXT_LEX_B0 = -4.24
+CONTEXT_LEX_B = 15.73
 #: relevance probability at or above which the context counts as relevant
 CONTEXT_THRESHOLD = 0.5
 #: chunks graded (the top of the ranking; lower ones rarely change the verdict)

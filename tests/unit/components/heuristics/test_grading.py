@@ -97,7 +97,7 @@ def test_an_off_topic_chunk_is_not_relevant_even_with_a_fair_cosine() -> None:
     g = grade_context(Q_EN, [result(BM25_NOTE, dense=0.82)])
     assert not g.relevant
     assert g.score == pytest.approx(p_context(0.82, 0.0), abs=1e-4)
-    assert g.reason.endswith("0% of question terms; p(relevant)=0.04 < 0.5")
+    assert g.reason.endswith("0% of question terms; p(relevant)=0.02 < 0.5")
 
 
 def test_japanese_question_and_chunk() -> None:
