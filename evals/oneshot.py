@@ -5,7 +5,7 @@ runs them, each alone in a fresh process (today's path) and forwarded to a runni
     python -m evals.oneshot --corpus ../shared/data/scifact/corpus.jsonl --limit 300   # builds a store
 
 Wall seconds per command from process start to exit (``subprocess``), over ``--runs`` runs after
-one untimed run that warms the page cache. Every question is asked once (a repeated one would
+``--warmup`` untimed runs (default one) that warm the page cache. Every question is asked once (a repeated one would
 come from the semantic cache): the two modes take alternate questions of one list. The baseline
 is the same command with ``RAG_SERVER=off`` in the same run. Writes a JSON report and a bar
 chart beside it.
@@ -83,14 +83,18 @@ def run_once(args: list[str], env: dict[str, str]) -> float:
     return seconds
 
 
-def measure(env: dict[str, str], pool: list[str], label: str, bar: Progress) -> dict[str, list[float]]:
-    """Times of each command over ``pool[1:]``; ``pool[0]`` is an untimed run that warms the page cache."""
+def measure(
+    env: dict[str, str], pool: list[str], label: str, bar: Progress, warmup: int = 1
+) -> dict[str, list[float]]:
+    """Times of each command over ``pool[warmup:]``; the first ``warmup`` are untimed runs that warm
+    the page cache."""
     kinds = commands(pool)
     times: dict[str, list[float]] = {k: [] for k in kinds}
-    task = bar.add_task(label, total=(len(pool) - 1) * len(kinds))
+    task = bar.add_task(label, total=(len(pool) - warmup) * len(kinds))
     for lines in kinds.values():
-        run_once(lines[0], env)
-    for i in range(1, len(pool)):
+        for line in lines[:warmup]:
+            run_once(line, env)
+    for i in range(warmup, len(pool)):
         for kind, lines in kinds.items():
             times[kind].append(run_once(lines[i], env))
             bar.advance(task)
@@ -115,19 +119,19 @@ def status(env: dict[str, str]) -> dict[str, Any]:
     return report if isinstance(report, dict) else {}
 
 
-def run(env: dict[str, str], pool: list[str], console: Console) -> dict[str, Any]:
+def run(env: dict[str, str], pool: list[str], console: Console, warmup: int = 1) -> dict[str, Any]:
     """Both modes; the questions alternate between them (no question is asked twice: the semantic
     cache would answer the second time), so each mode gets every other one."""
     alone_env = {**env, "RAG_SERVER": "off"}
     chunks = int(status(alone_env).get("points") or 0)
-    runs = len(pool) // 2 - 1
+    runs = len(pool) // 2 - warmup
     with Progress(console=console) as bar:
-        alone = measure(alone_env, pool[0::2], "alone (RAG_SERVER=off)", bar)
+        alone = measure(alone_env, pool[0::2], "alone (RAG_SERVER=off)", bar, warmup)
         served_env = {**env, "RAG_SERVER": "on"}  # whatever the caller's environment says
         server = ServeProcess(served_env)
         try:
             ready_s = server.wait_ready(READY_TIMEOUT_S)
-            served = measure(served_env, pool[1::2], "through rag serve", bar)
+            served = measure(served_env, pool[1::2], "through rag serve", bar, warmup)
             # proof that the timed commands ran in the server, not alone beside it
             served_requests = int((status(served_env).get("server") or {}).get("requests") or 0)
             server_rss_mb = rss_mb(server.pid)
@@ -148,6 +152,7 @@ def run(env: dict[str, str], pool: list[str], console: Console) -> dict[str, Any
     return {
         "chunks": chunks,
         "runs": runs,
+        "warmup": warmup,
         "server_ready_s": ready_s,
         "server_requests": served_requests,
         "server_rss_mb": server_rss_mb,
@@ -203,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", type=Path, help="or: build a store from this corpus first (untimed)")
     p.add_argument("--limit", type=int, default=300, help="documents of --corpus to ingest")
     p.add_argument("--runs", type=int, default=5, help="timed runs per command and mode")
+    p.add_argument(
+        "--warmup", type=int, default=1, help="untimed runs per command and mode before the timed ones (0: none)"
+    )
     p.add_argument("--queries", type=Path, help="BEIR queries.jsonl to take the questions from (default: built-in)")
     p.add_argument("--report", type=Path, default=DEFAULT_REPORT)
     args = p.parse_args(argv)
@@ -225,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         else:
             p.error("give --data-dir and --qdrant-path of a store, or --corpus to build one")
-        report = run(env, questions(args.queries, 2 * (args.runs + 1)), console)
+        if args.runs < 1 or args.warmup < 0:
+            p.error("--runs must be at least 1 and --warmup at least 0")
+        report = run(env, questions(args.queries, 2 * (args.runs + args.warmup)), console, args.warmup)
     Console().print(table(report))
     png = save_report(report, args.report, plot)
     console.print(
