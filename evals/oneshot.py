@@ -83,9 +83,7 @@ def run_once(args: list[str], env: dict[str, str]) -> float:
     return seconds
 
 
-def measure(
-    env: dict[str, str], pool: list[str], label: str, bar: Progress, warmup: int = 1
-) -> dict[str, list[float]]:
+def measure(env: dict[str, str], pool: list[str], label: str, bar: Progress, warmup: int = 1) -> dict[str, list[float]]:
     """Times of each command over ``pool[warmup:]``; the first ``warmup`` are untimed runs that warm
     the page cache."""
     kinds = commands(pool)

@@ -126,9 +126,7 @@ def test_a_chunk_only_bm25_found_is_graded_at_the_last_dense_score_not_on_its_wo
     only_bm25 = result(LIGHT)
     with_dense = grade_context(Q_EN, [result(BM25_NOTE, dense=0.75), only_bm25])
     assert not with_dense.relevant
-    assert with_dense.chunk_scores[1] == pytest.approx(
-        p_context(0.75, 0.5), abs=1e-4
-    )
+    assert with_dense.chunk_scores[1] == pytest.approx(p_context(0.75, 0.5), abs=1e-4)
     # dense search down (no cosine anywhere): the lexical model decides, and half the terms is enough
     lexical = grade_context(Q_EN, [result(BM25_NOTE), only_bm25])
     assert lexical.relevant
