@@ -165,17 +165,21 @@ def status(
     with_facets: Annotated[
         bool, typer.Option("--facets", help="Also the vaults, tags, languages, formats and collections, with counts.")
     ] = False,
+    groups: Annotated[
+        list[str],
+        typer.Option("--group", help="Access groups you hold: --facets counts the notes shared with them (repeat)."),
+    ] = [],  # noqa: B006 - typer reads the default; never mutated
 ) -> None:
     """Show the store, the collection, the embedding model, BM25 and Ollama state."""
     from cli.status_cmd import facets, gather, show
 
     try:
-        report = _remote("status", {"collection": collection, "facets": with_facets})
+        report = _remote("status", {"collection": collection, "facets": with_facets, "groups": groups})
         if report is None:
             c = _components()
             report = gather(c, collection)
             if with_facets and report.get("exists"):
-                report["facets"] = facets(c, collection)
+                report["facets"] = facets(c, collection, groups)
         show(report, as_json=as_json)
     except RAGError as e:
         fail(str(e), as_json=as_json)

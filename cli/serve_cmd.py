@@ -174,7 +174,7 @@ class Server:
         collection = args.get("collection")
         report = await asyncio.to_thread(gather, self.c, collection)
         if args.get("facets") and report.get("exists"):
-            report["facets"] = await asyncio.to_thread(facets, self.c, collection)
+            report["facets"] = await asyncio.to_thread(facets, self.c, collection, args.get("groups") or ())
         report["server"] = self.describe()
         return report
 

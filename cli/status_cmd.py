@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
@@ -127,10 +128,14 @@ FACETS = {
 }
 
 
-def facets(c: Components, collection: str | None) -> dict[str, dict[str, int]]:
-    """Documents per value of each facet the index holds (a filter's values to choose from)."""
+def facets(c: Components, collection: str | None, groups: Sequence[str] = ()) -> dict[str, dict[str, int]]:
+    """Documents per value of each facet, counted over the documents public or shared with
+    ``groups`` (a filter's values to choose from; a tag only restricted notes carry is not one)."""
+    from components.retrieval.filters import SearchFilters
+
     corpus = c.corpus(collection)
-    counted = {name: corpus.documents_per_value(key) for name, key in FACETS.items()}
+    scope = SearchFilters().within(groups).conditions() if corpus.restricted else []
+    counted = {name: corpus.documents_per_value(key, scope) for name, key in FACETS.items()}
     return {name: values for name, values in counted.items() if values}
 
 

@@ -11,7 +11,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from components.models.reranker import Reranker
 from components.resilience.breaker import Breakers
 from components.resilience.breaker import from_settings as breakers_from_settings
 from components.resilience.errors import CollectionNotFound, ServiceUnavailable
+from components.retrieval.filters import SearchFilters
 from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
@@ -295,15 +296,17 @@ class Components:
                 )
             return self._router
 
-    def known_values(self, collection: str | None = None) -> tuple[set[str], set[str]]:
-        """Vault names and tags present in the index (query analysis only trusts these)."""
+    def known_values(self, collection: str | None = None, groups: Sequence[str] = ()) -> tuple[set[str], set[str]]:
+        """Vault names and tags of the chunks public or shared with ``groups`` (query analysis only
+        trusts these, and the LLM is shown them: a tag only restricted notes carry is not)."""
         corpus = self.corpus(collection)
-        name = collection or self.settings.collection
-        cached = self._known.get(name)
+        scope = SearchFilters().within(groups).conditions() if corpus.restricted else []
+        key = (collection or self.settings.collection, tuple(sorted(set(groups))) if scope else ())
+        cached = self._known.get(key)
         if cached is not None and cached[0] == (corpus.version, corpus.size):
             return cached[1], cached[2]
-        vaults, tags = set(corpus.values("vault")), set(corpus.values("tags"))
-        self._known[name] = ((corpus.version, corpus.size), vaults, tags)
+        vaults, tags = set(corpus.values("vault", scope)), set(corpus.values("tags", scope))
+        self._known[key] = ((corpus.version, corpus.size), vaults, tags)
         return vaults, tags
 
     def close(self) -> None:

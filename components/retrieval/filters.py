@@ -137,6 +137,12 @@ class SearchFilters(BaseModel):
         out._access = self._access
         return out
 
+    def without_access(self) -> SearchFilters:
+        """These filters less their access restriction: the conditions a caller chose."""
+        out = self.model_copy()
+        out._access = None
+        return out
+
     def is_empty(self) -> bool:
         return not self.conditions()
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from components.retrieval.filters import Condition, SearchFilters
-from components.stores.corpus import Corpus
+from components.stores.corpus import Corpus, Selects
 
 T = TypeVar("T")
 
@@ -43,12 +43,13 @@ def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def did_you_mean(cond: Condition, corpus: Corpus) -> str:
-    """ "; did you mean 'rag'?" for a value filter whose values are close to ones the index holds
-    (a typo, another case), else the values it does hold when there are few; "" when neither."""
+def did_you_mean(cond: Condition, corpus: Corpus, scope: Sequence[Selects] = ()) -> str:
+    """ "; did you mean 'rag'?" for a value filter whose values are close to ones the caller's
+    chunks hold (``scope``: its access condition), else the values they do hold when there are few;
+    "" when neither."""
     if not cond.key or not cond.wanted:
         return ""
-    held = list(corpus.values(cond.key))
+    held = list(corpus.values(cond.key, scope))
     if not held:
         return ""
     folded = {h.casefold(): h for h in held}
@@ -64,15 +65,21 @@ def did_you_mean(cond: Condition, corpus: Corpus) -> str:
 
 
 def explain_empty(corpus: Corpus, filters: SearchFilters) -> str:
-    """Name the filter condition that leaves nothing (or say the combination does)."""
-    if corpus.size == 0:
+    """Name the filter condition that leaves nothing (or say the combination does).
+
+    Every condition is tested together with the filters' access condition, and suggestions come
+    from the chunks it admits: to a caller, a chunk outside its groups does not exist, so a filter
+    that matches only such chunks is explained exactly as one that matches nothing (else the
+    explanation would tell, one guess at a time, what restricted chunks hold)."""
+    scope = filters.access_only().conditions()
+    if corpus.size == 0 or (scope and not corpus.admits_any(scope)):
         return "the collection is empty; run `rag ingest PATH`"
-    conds = filters.conditions()
+    conds = filters.without_access().conditions()
     if not conds:
         return "no chunk matched the query terms or vectors"
     for cond in conds:
-        if not corpus.admits_any([cond]):
-            return f"no chunk matches the filter {cond.label}" + did_you_mean(cond, corpus)
+        if not corpus.admits_any([cond, *scope]):
+            return f"no chunk matches the filter {cond.label}" + did_you_mean(cond, corpus, scope)
     return "each filter matches something, but together they match nothing: " + " AND ".join(
         cond.label for cond in conds
     )

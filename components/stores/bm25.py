@@ -143,20 +143,22 @@ class BM25Index:
             out.extend(self.payloads[i] for i in rows)
         return out
 
-    def values(self, key: str) -> dict[str, int]:
-        """Chunks per value of a field (a list field's elements one by one), most first."""
+    def values(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]:
+        """Chunks per value of a field (a list field's elements one by one) among those passing
+        ``where``, most first."""
         counts: Counter[str] = Counter()
-        for p in self.payloads:
-            counts.update(str(v) for v in field_values(p, key) if _countable(v))
+        for p, passes in zip(self.payloads, self._passing(where), strict=True):
+            if passes:
+                counts.update(str(v) for v in field_values(p, key) if _countable(v))
         return dict(sorted(counts.items(), key=lambda x: (-x[1], x[0])))
 
     def documents(self) -> int:
         return len(set(self.doc_ids))
 
-    def documents_per_value(self, key: str) -> dict[str, int]:
+    def documents_per_value(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]:
         seen: dict[str, set[str]] = {}
-        for p in self.payloads:
-            for v in field_values(p, key):
+        for p, passes in zip(self.payloads, self._passing(where), strict=True):
+            for v in field_values(p, key) if passes else ():
                 if _countable(v):
                     seen.setdefault(str(v), set()).add(str(p.get("doc_id")))
         return dict(sorted(((v, len(d)) for v, d in seen.items()), key=lambda x: (-x[1], x[0])))

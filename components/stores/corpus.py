@@ -77,13 +77,14 @@ class Corpus(Protocol):
 
     def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]: ...
 
-    def values(self, key: str) -> dict[str, int]:
-        """Chunks per value of a field (a list field's elements one by one)."""
+    def values(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]:
+        """Chunks per value of a field (a list field's elements one by one), among the chunks that
+        pass ``where`` (a caller's access scope: what it may not see, it is not told of)."""
         ...
 
     def documents(self) -> int: ...
 
-    def documents_per_value(self, key: str) -> dict[str, int]: ...
+    def documents_per_value(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]: ...
 
     def admits_any(self, where: Sequence[Selects]) -> bool:
         """Whether any chunk passes every condition."""
@@ -132,10 +133,10 @@ class StoreCorpus:
     def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]:
         return self.index.chunks_by_parent(list(parent_ids))
 
-    def values(self, key: str) -> dict[str, int]:
+    def values(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]:
         """Chunks per value; {} for a field the store cannot count (no keyword index on it)."""
         try:
-            return self.index.facet(key)
+            return self.index.facet(key, where=_all(where))
         except ServiceUnavailable:
             raise
         except Exception as e:  # an unindexed field: "did you mean" has nothing to offer, nothing fails
@@ -147,10 +148,11 @@ class StoreCorpus:
         first = models.FieldCondition(key="chunk_index", match=models.MatchValue(value=0))
         return self.index.count(models.Filter(must=[first]))
 
-    def documents_per_value(self, key: str) -> dict[str, int]:
+    def documents_per_value(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for value, chunks in self.values(key).items():
-            only = models.Filter(must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))])
+        for value, chunks in self.values(key, where).items():
+            value_is = models.FieldCondition(key=key, match=models.MatchValue(value=value))
+            only = models.Filter(must=[value_is, *(c.qdrant for c in where)])
             # the value's chunks bound its documents: a facet that long never cuts the count short
             counts[value] = len(self.index.facet("doc_id", where=only, limit=max(1, chunks)))
         return dict(sorted(counts.items(), key=lambda x: (-x[1], x[0])))
