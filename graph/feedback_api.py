@@ -77,7 +77,10 @@ async def list_feedback(request: Request) -> JSONResponse:
     verdict = request.query_params.get("verdict")
     if verdict is not None and verdict not in VERDICTS:
         return _error(400, "verdict is good or bad")
-    limit = int(request.query_params.get("limit") or 0) or None
+    raw_limit = request.query_params.get("limit") or ""
+    if raw_limit and not (raw_limit.isascii() and raw_limit.isdigit()):
+        return _error(400, f"limit is the number of records to list, a whole number such as 20 (got {raw_limit!r})")
+    limit = int(raw_limit or 0) or None
     c = shared_components()
 
     def reviewed() -> list[dict[str, Any]]:  # opening the database blocks: off the event loop
