@@ -179,8 +179,37 @@ class Settings(BaseSettings):
         description="One Postgres database for threads, profiles, feedback and the semantic cache "
         "(postgresql://user:pass@host:5432/db; pip install -e '.[postgres]'). Empty: SQLite files under DATA_DIR.",
     )
+    auth_tokens_file: Path | None = Field(
+        default=None,
+        description="JSON file mapping API tokens to callers of the LangGraph server: "
+        '{"TOKEN": {"user": "alice", "tenant": "acme", "groups": ["hr"]}} (docs/access-scopes.md).',
+    )
+    auth_jwt_secret: SecretStr | None = Field(
+        default=None,
+        description="Shared secret of HS256-signed JWTs the LangGraph server accepts (claims: sub, tenant, groups).",
+    )
+    auth_jwt_public_key: Path | None = Field(
+        default=None, description="PEM public key of RS256/ES256-signed JWTs the LangGraph server accepts."
+    )
+    auth_jwt_audience: str = Field(default="", description="The `aud` a JWT must carry (empty: not checked).")
+    auth_jwt_issuer: str = Field(default="", description="The `iss` a JWT must carry (empty: not checked).")
+    auth_required: bool = Field(
+        default=False,
+        description="Refuse to start the LangGraph server without a credential (the Compose deployment sets it).",
+    )
+    auth_local_groups: str = Field(
+        default="",
+        description="With no credential configured, `langgraph dev` serves one local user holding these access "
+        "groups (comma-separated).",
+    )
     chunk_size: int = Field(default=800, ge=100, le=20000, description="Chunk size, characters.")
     chunk_overlap: int = Field(default=120, ge=0, description="Overlap between chunks.")
+
+    @field_validator("auth_tokens_file", "auth_jwt_secret", "auth_jwt_public_key", mode="before")
+    @classmethod
+    def _unset_when_empty(cls, v: object) -> object:
+        """Compose passes an unset variable as an empty string: that is no credential, not a path."""
+        return None if isinstance(v, str) and not v.strip() else v
 
     @field_validator("chunk_overlap")
     @classmethod

@@ -3,15 +3,16 @@
 A custom route of the LangGraph API server (``langgraph.json`` → ``http.app``), for chat apps
 that call the server rather than Python:
 
-    POST /feedback  {"thread_id": "...", "verdict": "good"|"bad", "reason": "...",
-                     "checkpoint_id": "...", "user_id": "...", "tenant": "...", "access_groups": [...]}
+    POST /feedback  {"thread_id": "...", "verdict": "good"|"bad", "reason": "...", "checkpoint_id": "..."}
         → 201 {the stored record, with its id}; 400 for a bad verdict, 404 for a thread with no answer
     GET  /feedback?verdict=bad&limit=20
         → 200 [records, newest first, each with "stale"]
 
 The answer is read from the thread through the server's own API (``langgraph_sdk.get_client()``
 in-process), so it is the answer the chat app's user saw; storing, redaction and examples are
-``graph/feedback.py``'s, the same as for Python callers and ``rag feedback``.
+``graph/feedback.py``'s, the same as for Python callers and ``rag feedback``. Who gives the verdict
+(user, tenant, access groups: a few-shot example's audience) is the authenticated caller; a body
+that claims another is refused with 403.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import asyncio
 import logging
 from typing import Any
 
+from langgraph_sdk.auth.exceptions import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -28,6 +30,7 @@ from starlette.routing import Route
 from components.factory import shared_components
 from components.resilience.errors import RAGError
 from components.stores.feedback import VERDICTS, FeedbackError
+from graph.auth import Caller, as_context, claims_within
 from graph.context import Context
 from graph.feedback import review, store_feedback
 
@@ -50,11 +53,11 @@ async def post_feedback(request: Request) -> JSONResponse:
         state: Any = await get_client().threads.get_state(thread_id, checkpoint_id=checkpoint_id)
     except NotFoundError:
         return _error(404, f"There is no thread {thread_id!r} on this server.")
-    ctx = Context(
-        user_id=str(body.get("user_id") or ""),
-        tenant=str(body.get("tenant") or ""),
-        access_groups=tuple(str(g) for g in body.get("access_groups") or ()),
-    )
+    try:  # who gives the verdict is the credential's caller (graph/auth.py), never the body's claim
+        claims_within(caller_from(request), body, "The feedback's body")
+    except HTTPException as e:
+        return _error(e.status_code, str(e.detail))
+    ctx = Context(**as_context(caller_from(request)))
     at = ((state or {}).get("checkpoint") or {}).get("checkpoint_id") or checkpoint_id
     try:
         record = await store_feedback(
@@ -87,6 +90,12 @@ async def list_feedback(request: Request) -> JSONResponse:
         return review(c, c.feedback.list(verdict, limit=limit))  # type: ignore[arg-type]
 
     return JSONResponse(await asyncio.to_thread(reviewed))
+
+
+def caller_from(request: Request) -> Caller:
+    """The caller the server authenticated (``enable_custom_route_auth`` in langgraph.json)."""
+    user: Any = request.user
+    return Caller(str(user.identity), str(user.get("tenant") or ""), tuple(user.get("access_groups") or ()))
 
 
 def _error(status: int, message: str) -> JSONResponse:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jwt
 import pytest
 from langgraph_sdk import get_client
 
@@ -32,6 +33,23 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 LANGGRAPH = REPO / ".venv" / "bin" / "langgraph"
 READY_TIMEOUT = 120.0
 MONSTERA = "When should I water the monstera?"
+ALICE = "alice-token-0123456789abcdef"
+"""An API token from the server's token file: alice of tenant acme, no access groups."""
+JWT_SECRET = "a-shared-secret-of-32-bytes-or-more!"
+SALARY = "The 2026 salary bands for engineers range from 9 to 14 million yen."
+
+
+def jwt_for(user: str, groups: list[str], *, tenant: str = "acme", expires_in: int = 600) -> str:
+    """A JWT signed with the server's shared secret, as an identity provider would issue it."""
+    claims = {"sub": user, "tenant": tenant, "groups": groups, "exp": int(time.time()) + expires_in}
+    return jwt.encode(claims, JWT_SECRET, algorithm="HS256")
+
+
+def as_user(url: str, token: str | None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    return get_client(url=url, timeout=300.0, headers=headers)
+
+
 MISO = "味噌汁で味噌を入れるタイミングは？"
 
 
@@ -47,6 +65,8 @@ def config_in(folder: Path) -> Path:
     config["graphs"] = {name: str(REPO / spec.removeprefix("./")) for name, spec in config["graphs"].items()}
     if "http" in config:
         config["http"]["app"] = str(REPO / config["http"]["app"].removeprefix("./"))
+    if "auth" in config:
+        config["auth"]["path"] = str(REPO / config["auth"]["path"].removeprefix("./"))
     path = folder / "langgraph.json"
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path
@@ -73,10 +93,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     log = root / "server.log"
     cmd = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--port", str(port)]
     cmd += ["--config", str(config_in(root))]
+    tokens = root / "tokens.json"
+    tokens.write_text(json.dumps({ALICE: {"user": "alice", "tenant": "acme"}}), encoding="utf-8")
+    env = {**env_for(root), "AUTH_TOKENS_FILE": str(tokens), "AUTH_JWT_SECRET": JWT_SECRET}
     with log.open("w", encoding="utf-8") as out:
-        proc = subprocess.Popen(
-            cmd, cwd=root, env=env_for(root), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + READY_TIMEOUT
         while True:
@@ -114,16 +135,19 @@ async def thread_messages(client: Any, thread_id: str) -> list[dict[str, Any]]:
 def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path]) -> None:
     url, root = server
     shutil.copytree(SAMPLE_VAULTS / "life", root / "life")
+    (root / "life" / "Salary bands.md").write_text(
+        f"---\naccess: [hr]\n---\n# Salary bands 2026\n\n{SALARY}\n", encoding="utf-8"
+    )
     log = root / "server.log"
 
     async def scenario() -> None:
-        client = get_client(url=url, timeout=300.0)
+        client = as_user(url, ALICE)
         assert {a["graph_id"] for a in await client.assistants.search()} >= {"rag", "ingest"}
 
         paths: Any = [str(root / "life")]
         ingested = await client.runs.wait(None, "ingest", input={"paths": paths})
         assert isinstance(ingested, dict), ingested
-        assert ingested["failures"] == [] and ingested["documents"] == 10 and ingested["written_chunks"] > 0
+        assert ingested["failures"] == [] and ingested["documents"] == 11 and ingested["written_chunks"] > 0
 
         thread = await client.threads.create()
         tid = thread["thread_id"]
@@ -151,7 +175,8 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path])
         assert [m["content"] for m in messages[::2]] == [MONSTERA, MISO]
 
         # a chat app's verdict on the last answer, through the feedback route beside the graphs
-        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        bearer = {"Authorization": f"Bearer {ALICE}"}
+        async with httpx.AsyncClient(base_url=url, timeout=60, headers=bearer) as http:
             posted = await http.post("/feedback", json={"thread_id": tid, "verdict": "bad", "reason": "too long"})
             assert posted.status_code == 201, f"{posted.text}\n{tail(log)}"
             record = posted.json()
@@ -176,5 +201,78 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path])
             with pytest.raises(Exception) as refused:  # langgraph_sdk raises the run's error as it is
                 await client.runs.wait(None, "rag", input={"mode": "search", "question": "x", **payload})
             assert reason in str(refused.value) and "internal error" not in str(refused.value), str(refused.value)
+
+    asyncio.run(scenario())
+
+
+def test_the_server_decides_who_calls_and_what_they_see(server: tuple[str, Path]) -> None:
+    """As an attacker would: no credential, a forged one, claimed groups (in the context, in
+    config.configurable, in an assistant's defaults, in a feedback body), another user's thread
+    and store items. Runs after the scenario above, which ingested the vault and an HR note."""
+    url, root = server
+    log = root / "server.log"
+    bob = jwt_for("bob", ["hr"])  # a member of hr, through a JWT
+
+    async def scenario() -> None:
+        alice = as_user(url, ALICE)
+        search = {"mode": "search", "question": "salary bands for engineers", "top_k": 10, "min_score": 0}
+
+        # no credential, an unknown token, a JWT signed with another secret, an expired one: 401
+        forged = jwt.encode({"sub": "bob", "groups": ["hr"], "exp": int(time.time()) + 600}, "x" * 40, "HS256")
+        for token in (None, "not-a-token-at-all-0000", forged, jwt_for("bob", ["hr"], expires_in=-10)):
+            with pytest.raises(httpx.HTTPStatusError) as refused:
+                await as_user(url, token).assistants.search()
+            assert refused.value.response.status_code == 401, token
+
+        # claiming a group the credential does not hold: 403 with the reason, wherever it is claimed
+        for kwargs in ({"context": {"access_groups": ["hr"]}}, {"config": {"configurable": {"access_groups": ["hr"]}}}):
+            with pytest.raises(httpx.HTTPStatusError) as refused:
+                await alice.runs.wait(None, "rag", input=search, **kwargs)
+            assert refused.value.response.status_code == 403
+            assert "access groups ['hr'] this credential does not hold" in refused.value.response.text
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            await alice.assistants.create("rag", context={"access_groups": ["hr"]})
+        assert refused.value.response.status_code == 403
+
+        # what each sees is decided by the credential: alice never gets the HR note, bob does
+        seen = await alice.runs.wait(None, "rag", input=search)
+        assert isinstance(seen, dict) and SALARY not in json.dumps(seen, ensure_ascii=False), f"{seen}\n{tail(log)}"
+        member = await as_user(url, bob).runs.wait(None, "rag", input=search)
+        assert isinstance(member, dict) and "Salary bands 2026" in {r["title"] for r in member["results"]}
+
+        # threads belong to their owner: alice can neither list, read nor continue bob's
+        bobs = await as_user(url, bob).threads.create()
+        await as_user(url, bob).runs.wait(bobs["thread_id"], "rag", input={"question": "What are the salary bands?"})
+        assert bobs["thread_id"] not in {t["thread_id"] for t in await alice.threads.search(limit=100)}
+        for attempt in (
+            alice.threads.get_state(bobs["thread_id"]),
+            alice.threads.get_history(bobs["thread_id"]),
+            alice.runs.wait(bobs["thread_id"], "rag", input={"question": "And the bands again?"}),
+        ):
+            with pytest.raises(httpx.HTTPStatusError) as refused:
+                await attempt
+            assert refused.value.response.status_code in (403, 404)
+
+        # the store's items live under their owner: bob cannot read what alice put
+        await alice.store.put_item(["profiles"], "prefs", {"language": "ja"})
+        assert (await alice.store.get_item(["profiles"], "prefs"))["value"] == {"language": "ja"}
+        try:
+            leaked = await as_user(url, bob).store.get_item(["profiles"], "prefs")
+        except httpx.HTTPStatusError as e:
+            assert e.response.status_code == 404
+        else:
+            assert leaked is None, leaked
+        assert await as_user(url, bob).store.search_items(["alice"]) in ({"items": []}, [])
+
+        # feedback: the verdict's author is the credential's, never the body's claim
+        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+            anonymous = await http.get("/feedback")
+            assert anonymous.status_code in (401, 403), anonymous.text
+            claimed = await http.post(
+                "/feedback",
+                json={"thread_id": bobs["thread_id"], "verdict": "good", "access_groups": ["hr"]},
+                headers={"Authorization": f"Bearer {ALICE}"},
+            )
+            assert claimed.status_code == 403, claimed.text
 
     asyncio.run(scenario())
