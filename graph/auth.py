@@ -37,11 +37,16 @@ IDENTITY_KEYS = ("user_id", "tenant", "access_groups")
 """The Context fields the credential decides (graph.context.Context)."""
 
 
+REVIEWER = "reviewer"
+"""The role that may list every feedback record (``GET /feedback``)."""
+
+
 @dataclass(frozen=True)
 class Caller:
     user_id: str
     tenant: str = ""
     groups: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
 
 
 def _groups(raw: Any) -> tuple[str, ...]:
@@ -67,7 +72,8 @@ class Credentials:
             self.jwt_keys.append((pem, ["RS256", "ES256"]))
         self.audience = settings.auth_jwt_audience or None
         self.issuer = settings.auth_jwt_issuer or None
-        self.local = Caller(LOCAL_USER, groups=_groups(settings.auth_local_groups))
+        # the machine's own user reviews its own feedback
+        self.local = Caller(LOCAL_USER, groups=_groups(settings.auth_local_groups), roles=(REVIEWER,))
 
     @property
     def configured(self) -> bool:
@@ -98,7 +104,8 @@ class Credentials:
                 raise _refused(401, "The token has expired: ask for a new one.") from None
             except jwt.PyJWTError:
                 continue
-            return Caller(str(claims["sub"]), str(claims.get("tenant") or ""), _groups(claims.get("groups")))
+            tenant = str(claims.get("tenant") or "")
+            return Caller(str(claims["sub"]), tenant, _groups(claims.get("groups")), _groups(claims.get("roles")))
         raise _refused(401, "The token is not one this server accepts.")
 
 
@@ -116,7 +123,8 @@ def read_token_file(path: Path) -> dict[str, Caller]:
             raise ValueError(f"AUTH_TOKENS_FILE {path}: the entry of a token has no 'user'")
         if len(token) < 16:
             raise ValueError(f"AUTH_TOKENS_FILE {path}: the token of {who['user']!r} is shorter than 16 characters")
-        out[token] = Caller(str(who["user"]), str(who.get("tenant") or ""), _groups(who.get("groups")))
+        user, tenant = str(who["user"]), str(who.get("tenant") or "")
+        out[token] = Caller(user, tenant, _groups(who.get("groups")), _groups(who.get("roles")))
     return out
 
 
@@ -145,8 +153,18 @@ def credentials() -> Credentials:
 
 
 def caller_of(ctx: Auth.types.AuthContext) -> Caller:
-    user: Any = ctx.user  # langgraph_api's ProxyUser: the dict authenticate returned
-    return Caller(str(user.identity), str(user.get("tenant") or ""), tuple(user.get("access_groups") or ()))
+    return caller_from_user(ctx.user)
+
+
+def caller_from_user(user: Any) -> Caller:
+    """The caller of a request the server authenticated (langgraph_api's ``ProxyUser`` of the
+    dict ``authenticate`` returned)."""
+    return Caller(
+        str(user.identity),
+        str(user.get("tenant") or ""),
+        tuple(user.get("access_groups") or ()),
+        tuple(user.get("permissions") or ()),
+    )
 
 
 def claims_within(caller: Caller, claimed: Mapping[str, Any] | None, where: str) -> None:
@@ -178,6 +196,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     return {
         "identity": caller.user_id,
         "is_authenticated": True,
+        "permissions": list(caller.roles),
         "tenant": caller.tenant,  # type: ignore[typeddict-unknown-key]
         "access_groups": list(caller.groups),  # type: ignore[typeddict-unknown-key]
     }

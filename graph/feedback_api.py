@@ -6,7 +6,7 @@ that call the server rather than Python:
     POST /feedback  {"thread_id": "...", "verdict": "good"|"bad", "reason": "...", "checkpoint_id": "..."}
         → 201 {the stored record, with its id}; 400 for a bad verdict, 404 for a thread with no answer
     GET  /feedback?verdict=bad&limit=20
-        → 200 [records, newest first, each with "stale"]
+        → 200 [records, newest first, each with "stale"]; 403 without the reviewer role
 
 The answer is read from the thread through the server's own API (``langgraph_sdk.get_client()``
 in-process), so it is the answer the chat app's user saw; storing, redaction and examples are
@@ -30,7 +30,7 @@ from starlette.routing import Route
 from components.factory import shared_components
 from components.resilience.errors import RAGError
 from components.stores.feedback import VERDICTS, FeedbackError
-from graph.auth import Caller, as_context, claims_within
+from graph.auth import REVIEWER, as_context, caller_from_user, claims_within
 from graph.context import Context
 from graph.feedback import review, store_feedback
 
@@ -49,15 +49,20 @@ async def post_feedback(request: Request) -> JSONResponse:
     from langgraph_sdk import get_client
     from langgraph_sdk.errors import NotFoundError
 
-    try:
-        state: Any = await get_client().threads.get_state(thread_id, checkpoint_id=checkpoint_id)
-    except NotFoundError:
-        return _error(404, f"There is no thread {thread_id!r} on this server.")
+    caller = caller_from_user(request.user)
     try:  # who gives the verdict is the credential's caller (graph/auth.py), never the body's claim
-        claims_within(caller_from(request), body, "The feedback's body")
+        claims_within(caller, body, "The feedback's body")
     except HTTPException as e:
         return _error(e.status_code, str(e.detail))
-    ctx = Context(**as_context(caller_from(request)))
+    missing = _error(404, f"There is no thread {thread_id!r} on this server.")
+    try:  # the in-process client reads as the server: the owner is checked here
+        thread: Any = await get_client().threads.get(thread_id)
+        if (thread.get("metadata") or {}).get("owner") not in (None, caller.user_id):
+            return missing  # another user's thread answers as one that does not exist
+        state: Any = await get_client().threads.get_state(thread_id, checkpoint_id=checkpoint_id)
+    except NotFoundError:
+        return missing
+    ctx = Context(**as_context(caller))
     at = ((state or {}).get("checkpoint") or {}).get("checkpoint_id") or checkpoint_id
     try:
         record = await store_feedback(
@@ -77,6 +82,8 @@ async def post_feedback(request: Request) -> JSONResponse:
 
 
 async def list_feedback(request: Request) -> JSONResponse:
+    if REVIEWER not in caller_from_user(request.user).roles:
+        return _error(403, f"Listing feedback needs the {REVIEWER!r} role: it holds every user's questions.")
     verdict = request.query_params.get("verdict")
     if verdict is not None and verdict not in VERDICTS:
         return _error(400, "verdict is good or bad")
@@ -90,12 +97,6 @@ async def list_feedback(request: Request) -> JSONResponse:
         return review(c, c.feedback.list(verdict, limit=limit))  # type: ignore[arg-type]
 
     return JSONResponse(await asyncio.to_thread(reviewed))
-
-
-def caller_from(request: Request) -> Caller:
-    """The caller the server authenticated (``enable_custom_route_auth`` in langgraph.json)."""
-    user: Any = request.user
-    return Caller(str(user.identity), str(user.get("tenant") or ""), tuple(user.get("access_groups") or ()))
 
 
 def _error(status: int, message: str) -> JSONResponse:

@@ -34,7 +34,7 @@ LANGGRAPH = REPO / ".venv" / "bin" / "langgraph"
 READY_TIMEOUT = 120.0
 MONSTERA = "When should I water the monstera?"
 ALICE = "alice-token-0123456789abcdef"
-"""An API token from the server's token file: alice of tenant acme, no access groups."""
+"""An API token from the server's token file: alice of tenant acme, no access groups, who reviews feedback."""
 JWT_SECRET = "a-shared-secret-of-32-bytes-or-more!"
 SALARY = "The 2026 salary bands for engineers range from 9 to 14 million yen."
 
@@ -94,7 +94,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     cmd = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--port", str(port)]
     cmd += ["--config", str(config_in(root))]
     tokens = root / "tokens.json"
-    tokens.write_text(json.dumps({ALICE: {"user": "alice", "tenant": "acme"}}), encoding="utf-8")
+    tokens.write_text(json.dumps({ALICE: {"user": "alice", "tenant": "acme", "roles": ["reviewer"]}}), encoding="utf-8")
     env = {**env_for(root), "AUTH_TOKENS_FILE": str(tokens), "AUTH_JWT_SECRET": JWT_SECRET}
     with log.open("w", encoding="utf-8") as out:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -274,5 +274,15 @@ def test_the_server_decides_who_calls_and_what_they_see(server: tuple[str, Path]
                 headers={"Authorization": f"Bearer {ALICE}"},
             )
             assert claimed.status_code == 403, claimed.text
+            # on another user's thread, even without a claim: as if the thread did not exist
+            foreign = await http.post(
+                "/feedback",
+                json={"thread_id": bobs["thread_id"], "verdict": "good"},
+                headers={"Authorization": f"Bearer {ALICE}"},
+            )
+            assert foreign.status_code == 404, foreign.text
+            # listing every user's feedback needs the reviewer role
+            listed = await http.get("/feedback", headers={"Authorization": f"Bearer {bob}"})
+            assert listed.status_code == 403 and "reviewer" in listed.text, listed.text
 
     asyncio.run(scenario())

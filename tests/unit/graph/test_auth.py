@@ -40,7 +40,8 @@ def test_without_a_credential_one_local_user_is_served_and_the_start_up_says_so(
     try:
         with caplog.at_level(logging.WARNING, logger="graph.auth"):
             creds = auth.credentials()
-        assert creds.identify(None) == creds.identify("Bearer anything") == Caller("local", "", ("hr", "ops"))
+        local = Caller("local", "", ("hr", "ops"), ("reviewer",))
+        assert creds.identify(None) == creds.identify("Bearer anything") == local
         assert "No credential configured" in caplog.text and "'local'" in caplog.text
     finally:
         auth.credentials.cache_clear()
@@ -48,9 +49,10 @@ def test_without_a_credential_one_local_user_is_served_and_the_start_up_says_so(
 
 def test_tokens_come_from_the_file_and_anything_else_is_401(tmp_path: Path) -> None:
     path = tmp_path / "tokens.json"
-    path.write_text(json.dumps({TOKEN: {"user": "alice", "tenant": "acme", "groups": ["hr"]}}), encoding="utf-8")
+    alice = {"user": "alice", "tenant": "acme", "groups": ["hr"], "roles": ["reviewer"]}
+    path.write_text(json.dumps({TOKEN: alice}), encoding="utf-8")
     creds = Credentials(settings(auth_tokens_file=path))
-    assert creds.identify(f"Bearer {TOKEN}") == Caller("alice", "acme", ("hr",))
+    assert creds.identify(f"Bearer {TOKEN}") == Caller("alice", "acme", ("hr",), ("reviewer",))
     assert "Authorization: Bearer" in refused(creds, None).detail
     assert refused(creds, TOKEN).status_code == 401  # no scheme
     assert refused(creds, "Bearer tok-0123456789abcdeX").status_code == 401
