@@ -131,10 +131,10 @@ FACETS = {
 def facets(c: Components, collection: str | None, groups: Sequence[str] = ()) -> dict[str, dict[str, int]]:
     """Documents per value of each facet, counted over the documents public or shared with
     ``groups`` (a filter's values to choose from; a tag only restricted notes carry is not one)."""
-    from components.retrieval.filters import SearchFilters
+    from components.retrieval.filters import access_scope
 
     corpus = c.corpus(collection)
-    scope = SearchFilters().within(groups).conditions() if corpus.restricted else []
+    scope = access_scope(corpus, groups)
     counted = {name: corpus.documents_per_value(key, scope) for name, key in FACETS.items()}
     return {name: values for name, values in counted.items() if values}
 

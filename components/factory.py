@@ -24,7 +24,7 @@ from components.models.reranker import Reranker
 from components.resilience.breaker import Breakers
 from components.resilience.breaker import from_settings as breakers_from_settings
 from components.resilience.errors import CollectionNotFound, ServiceUnavailable
-from components.retrieval.filters import SearchFilters
+from components.retrieval.filters import access_scope
 from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
@@ -300,7 +300,7 @@ class Components:
         """Vault names and tags of the chunks public or shared with ``groups`` (query analysis only
         trusts these, and the LLM is shown them: a tag only restricted notes carry is not)."""
         corpus = self.corpus(collection)
-        scope = SearchFilters().within(groups).conditions() if corpus.restricted else []
+        scope = access_scope(corpus, groups)
         key = (collection or self.settings.collection, tuple(sorted(set(groups))) if scope else ())
         cached = self._known.get(key)
         if cached is not None and cached[0] == (corpus.version, corpus.size):

@@ -49,7 +49,7 @@ class Caller:
     roles: tuple[str, ...] = ()
 
 
-def _groups(raw: Any) -> tuple[str, ...]:
+def _names(raw: Any) -> tuple[str, ...]:
     if isinstance(raw, str):
         raw = raw.split(",")
     if not isinstance(raw, Sequence):
@@ -73,7 +73,7 @@ class Credentials:
         self.audience = settings.auth_jwt_audience or None
         self.issuer = settings.auth_jwt_issuer or None
         # the machine's own user reviews its own feedback
-        self.local = Caller(LOCAL_USER, groups=_groups(settings.auth_local_groups), roles=(REVIEWER,))
+        self.local = Caller(LOCAL_USER, groups=_names(settings.auth_local_groups), roles=(REVIEWER,))
 
     @property
     def configured(self) -> bool:
@@ -105,7 +105,7 @@ class Credentials:
             except jwt.PyJWTError:
                 continue
             tenant = str(claims.get("tenant") or "")
-            return Caller(str(claims["sub"]), tenant, _groups(claims.get("groups")), _groups(claims.get("roles")))
+            return Caller(str(claims["sub"]), tenant, _names(claims.get("groups")), _names(claims.get("roles")))
         raise _refused(401, "The token is not one this server accepts.")
 
 
@@ -124,7 +124,7 @@ def read_token_file(path: Path) -> dict[str, Caller]:
         if len(token) < 16:
             raise ValueError(f"AUTH_TOKENS_FILE {path}: the token of {who['user']!r} is shorter than 16 characters")
         user, tenant = str(who["user"]), str(who.get("tenant") or "")
-        out[token] = Caller(user, tenant, _groups(who.get("groups")), _groups(who.get("roles")))
+        out[token] = Caller(user, tenant, _names(who.get("groups")), _names(who.get("roles")))
     return out
 
 
@@ -152,10 +152,6 @@ def credentials() -> Credentials:
     return found
 
 
-def caller_of(ctx: Auth.types.AuthContext) -> Caller:
-    return caller_from_user(ctx.user)
-
-
 def caller_from_user(user: Any) -> Caller:
     """The caller of a request the server authenticated (langgraph_api's ``ProxyUser`` of the
     dict ``authenticate`` returned)."""
@@ -177,7 +173,7 @@ def claims_within(caller: Caller, claimed: Mapping[str, Any] | None, where: str)
         raise _refused(403, f"{where} names user_id {user!r}; this credential is {caller.user_id!r}.")
     if tenant not in (None, "", caller.tenant):
         raise _refused(403, f"{where} names tenant {tenant!r}; this credential's tenant is {caller.tenant!r}.")
-    extra = sorted(set(_groups(claimed.get("access_groups") or ())) - set(caller.groups))
+    extra = sorted(set(_names(claimed.get("access_groups") or ())) - set(caller.groups))
     if extra:
         held = list(caller.groups)
         raise _refused(403, f"{where} names access groups {extra} this credential does not hold (it holds {held}).")
@@ -221,7 +217,7 @@ auth.on.threads.delete(only_own_threads)
 async def run_as_the_caller(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     """The run's identity is the credential's; a thread it creates is the caller's, and it may
     only run on the caller's own threads (the returned filter)."""
-    caller = caller_of(ctx)
+    caller = caller_from_user(ctx.user)
     kwargs = value.setdefault("kwargs", {})  # type: ignore[typeddict-item]
     context = dict(kwargs.get("context") or {})
     config = dict(kwargs.get("config") or {})
@@ -239,7 +235,7 @@ async def run_as_the_caller(ctx: Auth.types.AuthContext, value: Any) -> Auth.typ
 
 
 async def assistant_defaults_within(ctx: Auth.types.AuthContext, value: Any) -> None:
-    caller = caller_of(ctx)
+    caller = caller_from_user(ctx.user)
     claims_within(caller, value.get("context"), "The assistant's context")
     claims_within(caller, (value.get("config") or {}).get("configurable"), "The assistant's config.configurable")
     value.setdefault("metadata", {})["owner"] = caller.user_id

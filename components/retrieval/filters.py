@@ -24,7 +24,7 @@ from qdrant_client import models
 
 from components.ingestion.chunk_types import ChunkType
 from components.resilience.errors import QueryError
-from components.stores.corpus import ACCESS_KEY, field, field_values
+from components.stores.corpus import ACCESS_KEY, Corpus, field, field_values
 from components.stores.qdrant import norm_prefix
 
 Predicate = Callable[[dict[str, Any]], bool]
@@ -168,6 +168,12 @@ class Condition:
     """For a condition on a field's values (vault, tag, language, ``where`` eq/in): the field, so
     that an empty result can suggest the values the index does hold."""
     wanted: tuple[Any, ...] = ()
+
+
+def access_scope(corpus: Corpus, groups: Sequence[str]) -> list[Condition]:
+    """The conditions that keep a read of ``corpus`` to what ``groups`` may see (none where every
+    chunk is public: a condition costs the embedded store a pass over the payloads)."""
+    return SearchFilters().within(groups).conditions() if corpus.restricted else []
 
 
 def _ts(d: date, end: bool = False) -> float:
