@@ -19,12 +19,8 @@ class IndexingError(RAGError):
     """A document could not be ingested (the rest of the run goes on)."""
 
 
-class QueryError(RAGError, ValueError):
-    """A query is invalid (empty, malformed filter, ...).
-
-    A ``ValueError`` too: the LangGraph server tells its client a ``ValueError``'s message and
-    hides every other exception's as "An internal error occurred" (``langgraph_api.serde``), and
-    this message is written for the caller, as the CLI shows it."""
+class QueryError(RAGError):
+    """A query is invalid (empty, malformed filter, ...)."""
 
 
 class UnknownDocument(QueryError):
