@@ -32,6 +32,7 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from components.resilience.errors import QueryError, for_the_caller
 from graph.context import Context
 from graph.state import RESTART, RAGState
 
@@ -109,7 +110,10 @@ def timed(fn: Any) -> Any:
     @functools.wraps(fn)
     async def wrapper(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         t0 = time.perf_counter()
-        out = await fn(state, runtime=runtime)
+        try:
+            out = await fn(state, runtime=runtime)
+        except QueryError as e:  # the LangGraph server shows its client this message (errors.py)
+            raise for_the_caller(e) from None
         # start: the process clock in seconds, so that a benchmark can tell parallel nodes' overlap
         step = {"node": fn.__name__, "ms": round((time.perf_counter() - t0) * 1000, 3), "start": round(t0, 6)}
         # a node that resets the run (steps: None) starts the list with its own visit, so a thread's

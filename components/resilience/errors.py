@@ -23,6 +23,28 @@ class QueryError(RAGError):
     """A query is invalid (empty, malformed filter, ...)."""
 
 
+def for_the_caller(error: QueryError) -> QueryError:
+    """``error`` as it leaves a graph's node: the same type and message, and a ``ValueError`` too.
+
+    The LangGraph server shows its client a ``ValueError``'s message and hides every other
+    exception's as "An internal error occurred" (``langgraph_api.serde``); a QueryError's message
+    is written for the caller. It is not a ValueError everywhere: pydantic would turn one raised
+    in a validator (``GraphRetriever``'s filters) into a ``ValidationError``."""
+    if isinstance(error, ValueError):
+        return error
+    cls = type(error)
+    if cls not in _TOLD:
+        names = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+        _TOLD[cls] = type(cls.__name__, (cls, ValueError), names)
+    told = _TOLD[cls].__new__(_TOLD[cls])
+    told.__dict__.update(error.__dict__)
+    told.args = error.args
+    return told
+
+
+_TOLD: dict[type[QueryError], type[QueryError]] = {}
+
+
 class UnknownDocument(QueryError):
     """A document id the collection does not hold, or holds outside the caller's access groups
     (the same words either way, so a hidden document's existence does not leak)."""

@@ -193,6 +193,15 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path])
             assert bad_limit.status_code == 400 and "whole number" in bad_limit.json()["error"], bad_limit.text
             assert "invalid literal" not in bad_limit.text
 
+        # a bad request is told why, as the CLI tells it, not "An internal error occurred"
+        for payload, reason in [
+            ({"filters": {"where": [{"key": "access", "value": "hr"}]}}, "'access' cannot be filtered on"),
+            ({"similar_to": "no-such-doc"}, "No document with id 'no-such-doc'"),
+        ]:
+            with pytest.raises(Exception) as refused:  # langgraph_sdk raises the run's error as it is
+                await client.runs.wait(None, "rag", input={"mode": "search", "question": "x", **payload})
+            assert reason in str(refused.value) and "internal error" not in str(refused.value), str(refused.value)
+
     asyncio.run(scenario())
 
 
