@@ -33,10 +33,6 @@ from components.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 LOCAL_USER = "local"
-IDENTITY_KEYS = ("user_id", "tenant", "access_groups")
-"""The Context fields the credential decides (graph.context.Context)."""
-
-
 REVIEWER = "reviewer"
 """The role that may list every feedback record (``GET /feedback``)."""
 
@@ -136,19 +132,20 @@ def _refused(status: int, detail: str) -> Auth.exceptions.HTTPException:
 def credentials() -> Credentials:
     settings = get_settings()
     found = Credentials(settings)
-    if not found.configured and settings.auth_required:
+    if found.configured:
+        return found
+    if settings.auth_required:
         raise RuntimeError(
             "AUTH_REQUIRED is set and no credential is configured: set AUTH_TOKENS_FILE, AUTH_JWT_SECRET or "
             "AUTH_JWT_PUBLIC_KEY (docs/access-scopes.md, 'Issue a credential')."
         )
-    if not found.configured:
-        log.warning(
-            "No credential configured (AUTH_TOKENS_FILE, AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY): serving one local "
-            "user, %r, with access groups %s (AUTH_LOCAL_GROUPS). Configure a credential before anyone else can "
-            "reach this server.",
-            found.local.user_id,
-            list(found.local.groups),
-        )
+    log.warning(
+        "No credential configured (AUTH_TOKENS_FILE, AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY): serving one local "
+        "user, %r, with access groups %s (AUTH_LOCAL_GROUPS). Configure a credential before anyone else can "
+        "reach this server.",
+        found.local.user_id,
+        list(found.local.groups),
+    )
     return found
 
 
@@ -180,6 +177,7 @@ def claims_within(caller: Caller, claimed: Mapping[str, Any] | None, where: str)
 
 
 def as_context(caller: Caller) -> dict[str, Any]:
+    """The Context fields (graph.context.Context) the credential decides."""
     return {"user_id": caller.user_id, "tenant": caller.tenant, "access_groups": list(caller.groups)}
 
 
@@ -200,7 +198,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
 
 @auth.on.threads.create
 async def own_new_thread(ctx: Auth.types.AuthContext, value: Any) -> None:
-    value.setdefault("metadata", {})["owner"] = ctx.user.identity  # type: ignore[index]
+    value.setdefault("metadata", {})["owner"] = ctx.user.identity
 
 
 async def only_own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
@@ -218,19 +216,20 @@ async def run_as_the_caller(ctx: Auth.types.AuthContext, value: Any) -> Auth.typ
     """The run's identity is the credential's; a thread it creates is the caller's, and it may
     only run on the caller's own threads (the returned filter)."""
     caller = caller_from_user(ctx.user)
-    kwargs = value.setdefault("kwargs", {})  # type: ignore[typeddict-item]
+    kwargs = value.setdefault("kwargs", {})
     context = dict(kwargs.get("context") or {})
     config = dict(kwargs.get("config") or {})
     configurable = dict(config.get("configurable") or {})
     claims_within(caller, context, "The run's context")
     claims_within(caller, configurable, "The run's config.configurable")
-    kwargs["context"] = {**context, **as_context(caller)}
-    config["configurable"] = {k: v for k, v in configurable.items() if k not in IDENTITY_KEYS}
+    identity = as_context(caller)
+    kwargs["context"] = {**context, **identity}
+    config["configurable"] = {k: v for k, v in configurable.items() if k not in identity}
     kwargs["config"] = config
     metadata = value.get("metadata")
     if metadata is None:
         metadata = value["metadata"] = {}
-    metadata["owner"] = caller.user_id  # type: ignore[index]
+    metadata["owner"] = caller.user_id
     return {"owner": caller.user_id}
 
 
