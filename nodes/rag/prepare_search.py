@@ -48,7 +48,7 @@ def make(c: Components) -> Node:
             # load what the retrievers read here, where no timeout runs: a fresh process's model,
             # and what their filters consult (run_filters; the in-memory BM25 index takes seconds
             # to load at 10k chunks), so that a first load does not eat the vector store's timeout
-            c.embedder.warm_up()
+            c.embedder.warm_up_for_queries(len(queries))
             try:
                 c.corpus(ctx.collection or None, version=int(meta.get("version", 0)))
             except Exception as e:  # retrieve_bm25 reports it; dense search goes on

