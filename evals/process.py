@@ -1,14 +1,21 @@
-"""Processes a benchmark (or a test) runs beside itself: `rag serve`, and a process's memory."""
+"""Processes a benchmark (or a test) runs beside itself: `rag serve`, `langgraph dev`, and a
+process's memory."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def store_env(qdrant_path: Path, data_dir: Path) -> dict[str, str]:
@@ -70,6 +77,84 @@ class ServeProcess:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout=timeout)
+
+
+def langgraph_config(folder: Path, *, auth: bool = True) -> Path:
+    """The repo's langgraph.json with absolute paths, written to ``folder``; ``auth=False`` leaves
+    out the custom auth (the baseline of ``evals.auth_bench``).
+
+    The server runs from ``folder`` so that its own persistence (``.langgraph_api/``) lands there,
+    not among the developer's Studio threads; it resolves graph paths against its working
+    directory, hence the absolute paths.
+    """
+    config = json.loads((REPO / "langgraph.json").read_text(encoding="utf-8"))
+    config["dependencies"] = [str((REPO / d).resolve()) for d in config.get("dependencies") or []]
+    config["graphs"] = {name: str(REPO / spec.removeprefix("./")) for name, spec in config["graphs"].items()}
+    if "http" in config:
+        config["http"]["app"] = str(REPO / config["http"]["app"].removeprefix("./"))
+        if not auth:
+            config["http"].pop("enable_custom_route_auth", None)
+    if "auth" in config:
+        if auth:
+            config["auth"]["path"] = str(REPO / config["auth"]["path"].removeprefix("./"))
+        else:
+            del config["auth"]
+    path = folder / "langgraph.json"
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LangGraphDev:
+    """`langgraph dev` on a free port in its own process group, run from ``root`` (its log there)."""
+
+    def __init__(self, root: Path, env: dict[str, str], *, auth: bool = True) -> None:
+        self.root = root
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.log = root / "server.log"
+        port = self.url.rsplit(":", 1)[1]
+        cli = Path(sys.executable).parent / "langgraph"
+        cmd = [str(cli), "dev", "--no-browser", "--no-reload", "--port", port]
+        cmd += ["--config", str(langgraph_config(root, auth=auth))]
+        self.started = time.perf_counter()
+        with self.log.open("w", encoding="utf-8") as out:
+            self.proc = subprocess.Popen(
+                cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+
+    def wait_ready(self, timeout: float) -> float:
+        """Seconds until ``/ok`` answered; RuntimeError with the log's end when it exited or took too long."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"langgraph dev exited with {self.proc.returncode}:\n{self.tail()}")
+            try:
+                if httpx.get(f"{self.url}/ok", timeout=2).status_code == 200:
+                    return time.perf_counter() - self.started
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"langgraph dev not ready after {timeout:g} s:\n{self.tail()}")
+            time.sleep(0.5)
+
+    def tail(self, n: int = 4000) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")[-n:] if self.log.exists() else ""
+
+    def stop(self) -> None:
+        """SIGTERM to the server's process group (its workers too), SIGKILL if it lingers."""
+        if self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=15)
 
 
 def rss_mb(pid: int | str = "self") -> float:

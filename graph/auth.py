@@ -9,9 +9,9 @@ user (``local``, holding ``AUTH_LOCAL_GROUPS``) and says so when it starts.
 
 A run's user, tenant and access groups are the authenticated caller's: the server writes them
 into the run's context, and a run, configurable or assistant that claims another user, tenant or
-a group the caller does not hold is refused with 403. Threads carry their owner in their metadata
-and only the owner reads, searches, updates, deletes or runs them; the store's items live under
-their owner's namespace.
+a group the caller does not hold is refused with 403. Threads carry their owner and the owner's
+groups in their metadata, and only that owner holding those groups reads, searches, updates,
+deletes or runs them; the store's items live under their owner's namespace.
 """
 
 from __future__ import annotations
@@ -196,13 +196,21 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     }
 
 
+def thread_scope(caller: Caller) -> dict[str, str]:
+    """The metadata that places a thread: its owner, and the access groups the owner held when
+    starting it. Threads are read, listed and continued under exactly that scope: a thread may hold
+    turns that only those groups could see, so a credential that has since lost one (or gained
+    one: the scope is compared as a whole) sees it again only when it holds those groups again."""
+    return {"owner": caller.user_id, "scope": ",".join(caller.groups)}
+
+
 @auth.on.threads.create
 async def own_new_thread(ctx: Auth.types.AuthContext, value: Any) -> None:
-    value.setdefault("metadata", {})["owner"] = ctx.user.identity
+    value.setdefault("metadata", {}).update(thread_scope(caller_from_user(ctx.user)))
 
 
 async def only_own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
-    return {"owner": ctx.user.identity}
+    return thread_scope(caller_from_user(ctx.user))
 
 
 auth.on.threads.read(only_own_threads)
@@ -229,8 +237,9 @@ async def run_as_the_caller(ctx: Auth.types.AuthContext, value: Any) -> Auth.typ
     metadata = value.get("metadata")
     if metadata is None:
         metadata = value["metadata"] = {}
-    metadata["owner"] = caller.user_id
-    return {"owner": caller.user_id}
+    place = thread_scope(caller)
+    metadata.update(place)
+    return place
 
 
 async def assistant_defaults_within(ctx: Auth.types.AuthContext, value: Any) -> None:

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
-import signal
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +21,7 @@ import jwt
 import pytest
 from langgraph_sdk import get_client
 
+from evals.process import LangGraphDev
 from tests.conftest import REPO, SAMPLE_VAULTS
 from tests.integration.helpers import env_for
 
@@ -53,31 +50,6 @@ def as_user(url: str, token: str | None) -> Any:
 MISO = "味噌汁で味噌を入れるタイミングは？"
 
 
-def config_in(folder: Path) -> Path:
-    """The repo's langgraph.json with absolute paths, written to ``folder``.
-
-    The server runs from the temp folder so that its own persistence (``.langgraph_api/``)
-    lands there, not among the developer's Studio threads; it resolves graph paths
-    against its working directory, hence the absolute paths.
-    """
-    config = json.loads((REPO / "langgraph.json").read_text(encoding="utf-8"))
-    config["dependencies"] = [str((REPO / d).resolve()) for d in config.get("dependencies") or []]
-    config["graphs"] = {name: str(REPO / spec.removeprefix("./")) for name, spec in config["graphs"].items()}
-    if "http" in config:
-        config["http"]["app"] = str(REPO / config["http"]["app"].removeprefix("./"))
-    if "auth" in config:
-        config["auth"]["path"] = str(REPO / config["auth"]["path"].removeprefix("./"))
-    path = folder / "langgraph.json"
-    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
-    return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def tail(log: Path, n: int = 4000) -> str:
     return log.read_text(encoding="utf-8", errors="replace")[-n:] if log.exists() else ""
 
@@ -88,42 +60,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     if not LANGGRAPH.exists():
         pytest.skip(f"{LANGGRAPH} is missing: install with `pip install -e '.[dev]'`")
     root = tmp_path_factory.mktemp("lg-server")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = root / "server.log"
-    cmd = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--port", str(port)]
-    cmd += ["--config", str(config_in(root))]
     tokens = root / "tokens.json"
     tokens.write_text(json.dumps({ALICE: {"user": "alice", "tenant": "acme", "roles": ["reviewer"]}}), encoding="utf-8")
     env = {**env_for(root), "AUTH_TOKENS_FILE": str(tokens), "AUTH_JWT_SECRET": JWT_SECRET}
-    with log.open("w", encoding="utf-8") as out:
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    dev = LangGraphDev(root, env)
     try:
-        deadline = time.monotonic() + READY_TIMEOUT
-        while True:
-            assert proc.poll() is None, f"langgraph dev exited with {proc.returncode}:\n{tail(log)}"
-            try:
-                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, f"langgraph dev not ready after {READY_TIMEOUT} s:\n{tail(log)}"
-            time.sleep(0.5)
-        yield url, root
+        dev.wait_ready(READY_TIMEOUT)
+        yield dev.url, root
     finally:
-        stop(proc)
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the server's process group (its workers too), SIGKILL if it lingers."""
-    if proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=15)
+        dev.stop()
 
 
 async def thread_messages(client: Any, thread_id: str) -> list[dict[str, Any]]:
@@ -240,6 +185,16 @@ def test_the_server_decides_who_calls_and_what_they_see(server: tuple[str, Path]
         member = await as_user(url, bob).runs.wait(None, "rag", input=search)
         assert isinstance(member, dict) and "Salary bands 2026" in {r["title"] for r in member["results"]}
 
+        # no oracle through the API's filters: a guess only the HR note holds is told exactly as
+        # one nobody holds (the label repeats the guess; it is taken out before comparing)
+        told = {}
+        for guess in ("9 to 14 million", "8 to 15 million"):
+            where = {"where": [{"key": "text", "op": "contains", "value": guess}]}
+            out = await alice.runs.wait(None, "rag", input={**search, "filters": where})
+            assert isinstance(out, dict) and out["results"] == [], out
+            told[guess] = [w.replace(guess, "GUESS") for w in out["warnings"]]
+        assert told["9 to 14 million"] == told["8 to 15 million"], told
+
         # threads belong to their owner: alice can neither list, read nor continue bob's
         bobs = await as_user(url, bob).threads.create()
         await as_user(url, bob).runs.wait(bobs["thread_id"], "rag", input={"question": "What are the salary bands?"})
@@ -253,8 +208,23 @@ def test_the_server_decides_who_calls_and_what_they_see(server: tuple[str, Path]
                 await attempt
             assert refused.value.response.status_code in (403, 404)
 
-        # the store's items live under their owner: bob cannot read what alice put
+        # a credential that no longer holds hr: bob's thread, which holds a restricted turn, is out
+        # of reach (not listed, not readable, not continued) until bob holds hr again
+        bob_without_hr = as_user(url, jwt_for("bob", []))
+        assert bobs["thread_id"] not in {t["thread_id"] for t in await bob_without_hr.threads.search(limit=100)}
+        for attempt in (
+            bob_without_hr.threads.get_state(bobs["thread_id"]),
+            bob_without_hr.runs.wait(bobs["thread_id"], "rag", input={"question": "And the bands again?"}),
+        ):
+            with pytest.raises(httpx.HTTPStatusError) as refused:
+                await attempt
+            assert refused.value.response.status_code in (403, 404)
+        again = await as_user(url, jwt_for("bob", ["hr"])).threads.get_state(bobs["thread_id"])
+        assert "salary" in json.dumps(again["values"], ensure_ascii=False).lower()
+
+        # the store's items live under their owner: bob can neither read nor overwrite what alice put
         await alice.store.put_item(["profiles"], "prefs", {"language": "ja"})
+        await as_user(url, bob).store.put_item(["alice", "profiles"], "prefs", {"language": "en"})
         assert (await alice.store.get_item(["profiles"], "prefs"))["value"] == {"language": "ja"}
         try:
             leaked = await as_user(url, bob).store.get_item(["profiles"], "prefs")
@@ -262,7 +232,11 @@ def test_the_server_decides_who_calls_and_what_they_see(server: tuple[str, Path]
             assert e.response.status_code == 404
         else:
             assert leaked is None, leaked
-        assert await as_user(url, bob).store.search_items(["alice"]) in ({"items": []}, [])
+        # naming alice's namespace reaches bob's own (his write above), never alice's item
+        found = await as_user(url, bob).store.search_items(["alice"])
+        assert [(i["namespace"], i["value"]) for i in found["items"]] == [
+            (["bob", "alice", "profiles"], {"language": "en"})
+        ], found
 
         # feedback: the verdict's author is the credential's, never the body's claim
         async with httpx.AsyncClient(base_url=url, timeout=60) as http:
