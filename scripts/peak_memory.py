@@ -17,25 +17,24 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 
-def tree_rss(root: psutil.Process) -> tuple[int, int]:
-    """Sum of the tree's resident set sizes and the largest single one, in bytes."""
-    total = largest = 0
+def tree_rss(root: psutil.Process) -> list[tuple[int, str]]:
+    """Each process of the tree as (resident set size in bytes, its command line, shortened)."""
     try:
         procs = [root, *root.children(recursive=True)]
     except psutil.Error:
-        return 0, 0
+        return []
+    out = []
     for p in procs:
         try:
-            rss = p.memory_info().rss
+            out.append((p.memory_info().rss, " ".join(p.cmdline())[:160]))
         except psutil.Error:  # ended between the listing and the read
             continue
-        total += rss
-        largest = max(largest, rss)
-    return total, largest
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,14 +51,16 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     proc = subprocess.Popen(command)
     root = psutil.Process(proc.pid)
-    peak = {"tree": 0, "process": 0}
+    peak: dict[str, Any] = {"tree": 0, "process": 0, "at": 0.0, "processes": []}
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(a.interval):
-            total, largest = tree_rss(root)
-            peak["tree"] = max(peak["tree"], total)
-            peak["process"] = max(peak["process"], largest)
+            procs = tree_rss(root)
+            total = sum(rss for rss, _ in procs)
+            peak["process"] = max([peak["process"], *(rss for rss, _ in procs)])
+            if total > peak["tree"]:  # what made the peak, to find the tests that ran then
+                peak.update(tree=total, at=time.perf_counter() - t0, processes=sorted(procs, reverse=True)[:6])
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         "wall_seconds": round(seconds, 1),
         "peak_tree_rss_gb": round(peak["tree"] / 2**30, 2),
         "peak_process_rss_gb": round(peak["process"] / 2**30, 2),
+        "peak_tree_at_seconds": round(peak["at"], 1),
+        "peak_tree_processes_gb": [[round(rss / 2**30, 2), cmd] for rss, cmd in peak["processes"]],
     }
     print(
         f"{a.label}: {seconds / 60:.1f} min wall, peak resident memory {figures['peak_tree_rss_gb']:.2f} GB "
