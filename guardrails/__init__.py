@@ -4,14 +4,13 @@ Injection checks are curated patterns (English and Japanese) in ``patterns.py``;
 is found by Presidio with spaCy pipelines for English and Japanese plus pattern recognizers
 (``pii.py``), and replaced by ``<ENTITY_TYPE>`` placeholders. NeMo Guardrails runs both as its
 rails' actions (``rails.py``). What the guardrails decide (limits, what blocks, what is
-redacted or kept out of the cache) is ``policy.py``. ``find_pii``/``PIIMatch`` (the first,
-regex-only detector) stay exported for the code that still uses them.
+redacted or kept out of the cache) is ``policy.py``.
 """
 
 from components.text.messages import REFUSAL, TOO_LONG
 from guardrails.input import InputVerdict, check_input, curated_injection, refusal
 from guardrails.output import OutputVerdict, check_output
-from guardrails.patterns import PIIMatch, find_injection, find_pii
+from guardrails.patterns import find_injection
 from guardrails.pii import REDACTED_ENTITIES, PIIEntity, canonical, detect_pii, redact
 from guardrails.policy import POLICY, GuardrailPolicy
 
@@ -24,14 +23,12 @@ __all__ = [
     "InputVerdict",
     "OutputVerdict",
     "PIIEntity",
-    "PIIMatch",
     "canonical",
     "check_input",
     "check_output",
     "curated_injection",
     "detect_pii",
     "find_injection",
-    "find_pii",
     "redact",
     "refusal",
 ]

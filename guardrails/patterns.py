@@ -1,20 +1,14 @@
-"""Curated patterns: prompt injection (English and Japanese) and personal data (regex + checksums).
+"""Curated prompt-injection patterns, English and Japanese.
 
 Patterns are data, kept apart from the checks that apply them, so that the list can grow with
 every attack seen in logs without touching the logic, and so that a model-based detector
-(NeMo Guardrails' jailbreak rails, Presidio's recognisers) can later run next to them.
+(the injection classifier in ``injection.py``) runs next to them.
 
 Injection patterns run on a normalised copy of the text (NFKC, case-folded, whitespace
 collapsed; Japanese patterns also on a copy without any whitespace) because attackers
 write ``ＩＧＮＯＲＥ　ａｌｌ``, ``Ignore   ALL`` or ``以 前 の 指 示``. They are written to need
 the *object* of the attack (instructions, system prompt, restrictions), not a verb alone:
 "How do I ignore warnings in pytest?" and 「前の章の指示に従って」 are ordinary questions.
-
-Personal data is found on the original text (offsets must point into what the user wrote),
-with full-width digits and symbols folded character by character so ``０９０－１２３４－５６７８``
-is a phone number too. Numbers that carry a checksum (credit cards: Luhn; My Number: its
-check digit) are only reported when the checksum holds, which keeps order numbers and
-timestamps out of the redactions.
 """
 
 from __future__ import annotations
@@ -23,10 +17,7 @@ import base64
 import binascii
 import re
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass
-
-from pydantic import BaseModel, ConfigDict, Field
 
 # --------------------------------------------------------------------------- normalisation
 
@@ -42,26 +33,6 @@ def squeeze(text: str) -> str:
     """The normalised text without any whitespace: what the Japanese patterns see."""
     return _WS.sub("", normalise(text))
 
-
-def fold_with_offsets(text: str) -> tuple[str, list[int]]:
-    """NFKC per character, with the original offset of every folded character.
-
-    Per-character folding (unlike NFKC of the whole string) never merges characters across
-    positions, so each folded character maps back to exactly one original character and a
-    match's span can be reported in the user's own text.
-    """
-    out: list[str] = []
-    index: list[int] = []
-    for i, ch in enumerate(text):
-        folded = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
-        # full-width hyphens and dashes that NFKC leaves alone still separate phone digits
-        folded = _DASHES.get(folded, folded)
-        out.append(folded)
-        index.extend([i] * len(folded))
-    return "".join(out), index
-
-
-_DASHES = {c: "-" for c in "‐‑‒–—―−ー－﹣"}
 
 # --------------------------------------------------------------------------- prompt injection
 
@@ -287,157 +258,3 @@ def find_injection(text: str) -> InjectionPattern | None:
         if find_injection(payload) is not None:
             return _BASE64_PAYLOAD
     return None
-
-
-# --------------------------------------------------------------------------- personal data
-
-
-class PIIMatch(BaseModel):
-    """One piece of personal data: its kind (Presidio's entity names) and span in the text."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: str = Field(description="EMAIL_ADDRESS, PHONE_NUMBER, CREDIT_CARD, JP_MY_NUMBER, IP_ADDRESS, JP_POSTAL_CODE.")
-    start: int = Field(ge=0, description="Offset of the first character in the checked text.")
-    end: int = Field(ge=0, description="Offset just past the last character.")
-
-
-#: placeholder per kind in redacted copies
-LABELS = {
-    "EMAIL_ADDRESS": "<EMAIL>",
-    "PHONE_NUMBER": "<PHONE>",
-    "CREDIT_CARD": "<CREDIT_CARD>",
-    "JP_MY_NUMBER": "<MY_NUMBER>",
-    "IP_ADDRESS": "<IP_ADDRESS>",
-    "JP_POSTAL_CODE": "<POSTAL_CODE>",
-}
-
-
-def luhn_ok(digits: str) -> bool:
-    """The Luhn checksum every payment card number carries."""
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
-
-
-def my_number_ok(digits: str) -> bool:
-    """Check digit of a Japanese individual number (マイナンバー), as the Cabinet Office defines it."""
-    if len(digits) != 12 or len(set(digits)) == 1:
-        return False
-    body = [int(c) for c in digits[:11]]
-    total = 0
-    for n in range(1, 12):  # P_n counts from the right of the first eleven digits
-        p = body[11 - n]
-        q = n + 1 if n <= 6 else n - 6
-        total += p * q
-    rest = total % 11
-    check = 0 if rest <= 1 else 11 - rest
-    return check == int(digits[11])
-
-
-def _digits(s: str) -> str:
-    return re.sub(r"\D", "", s)
-
-
-def _phone_ok(s: str) -> bool:
-    d = _digits(s)
-    if s.startswith("+"):
-        return 8 <= len(d) <= 15
-    if s.startswith("0"):
-        return len(d) in (10, 11)
-    return len(d) == 10  # North American (555) 123-4567
-
-
-@dataclass(frozen=True)
-class PIIPattern:
-    kind: str
-    regex: re.Pattern[str]
-    valid: Callable[[str], bool] = lambda s: True
-
-
-# Order matters: an earlier kind wins a span (a card number is not also three phone numbers).
-PII_PATTERNS: tuple[PIIPattern, ...] = (
-    PIIPattern(
-        "EMAIL_ADDRESS",
-        re.compile(
-            r"(?<![A-Za-z0-9.+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-            r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
-        ),
-    ),
-    PIIPattern("JP_POSTAL_CODE", re.compile(r"〒 ?\d{3}-?\d{4}(?!\d)")),
-    PIIPattern(
-        "CREDIT_CARD",
-        re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"),
-        lambda s: 13 <= len(_digits(s)) <= 19 and luhn_ok(_digits(s)),
-    ),
-    PIIPattern(
-        "JP_MY_NUMBER",
-        re.compile(r"(?<![\d-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\d-])"),
-        lambda s: my_number_ok(_digits(s)),
-    ),
-    PIIPattern(
-        "PHONE_NUMBER",
-        re.compile(
-            r"(?<![A-Za-z0-9+-])(?:"
-            r"\+\d{1,3}[ .-]?\(?\d{1,4}\)?(?:[ .-]?\d{2,4}){1,4}"  # international, +81 90-1234-5678
-            r"|0\d{1,4}-\d{1,4}-\d{3,4}"  # Japanese with hyphens, 090-1234-5678, 03-1234-5678
-            r"|0\d{1,4}\(\d{1,4}\)\d{3,4}"  # 03(1234)5678
-            r"|0[5789]0\d{8}|0\d{9}"  # Japanese without separators
-            r"|\(\d{3}\) ?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4}"  # North American
-            r")(?![A-Za-z0-9-])"
-        ),
-        _phone_ok,
-    ),
-    PIIPattern(
-        "IP_ADDRESS",
-        re.compile(
-            r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.])"
-        ),
-    ),
-)
-
-
-def find_pii(text: str) -> list[PIIMatch]:
-    """Personal data in ``text`` with offsets into ``text``, in reading order, never overlapping."""
-    folded, index = fold_with_offsets(text)
-    taken: list[tuple[int, int]] = []
-    found: list[PIIMatch] = []
-    for p in PII_PATTERNS:
-        for m in p.regex.finditer(folded):
-            if not p.valid(m.group(0)):
-                continue
-            s, e = m.start(), m.end()
-            if any(s < te and ts < e for ts, te in taken):
-                continue
-            taken.append((s, e))
-            found.append(PIIMatch(kind=p.kind, start=index[s], end=index[e - 1] + 1))
-    return sorted(found, key=lambda x: x.start)
-
-
-def canonical(kind: str, value: str) -> str:
-    """One spelling per value, so the same number written two ways is recognised as the same."""
-    folded, _ = fold_with_offsets(value)
-    if kind == "EMAIL_ADDRESS":
-        return folded.casefold()
-    d = _digits(folded)
-    if kind == "PHONE_NUMBER" and folded.startswith("+81"):
-        return "0" + d[2:]
-    return d
-
-
-def redact(text: str, matches: list[PIIMatch]) -> str:
-    """``text`` with each match replaced by its kind's placeholder."""
-    out: list[str] = []
-    pos = 0
-    for m in sorted(matches, key=lambda x: x.start):
-        out.append(text[pos : m.start])
-        out.append(LABELS.get(m.kind, f"<{m.kind}>"))
-        pos = m.end
-    out.append(text[pos:])
-    return "".join(out)

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from components.text.language import detect_language
-from guardrails.patterns import luhn_ok, my_number_ok
+from guardrails.checksums import luhn_ok, my_number_ok
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine, RecognizerResult

@@ -14,7 +14,7 @@ import sys
 
 from faker import Faker
 
-from guardrails.patterns import luhn_ok
+from guardrails.checksums import luhn_ok
 
 SEED = 15
 rng = random.Random(SEED)

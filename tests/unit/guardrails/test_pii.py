@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from guardrails.patterns import my_number_ok
+from guardrails.checksums import my_number_ok
 from guardrails.pii import (
     REDACTED_ENTITIES,
     PIIEntity,
@@ -101,6 +101,49 @@ NEGATIVES = [
 @pytest.mark.parametrize(("lang", "text"), NEGATIVES)
 def test_look_alikes_are_not_personal_data(lang: str, text: str) -> None:
     assert detect_pii(text, lang) == []
+
+
+WRITTEN_OTHERWISE = [
+    # forms of the same kinds written otherwise: full-width, spaced, without separators
+    ("Mail me at taro.yamada+rag@example.co.jp please", "EMAIL_ADDRESS", "taro.yamada+rag@example.co.jp"),
+    ("携帯は090-1234-5678です", "PHONE_NUMBER", "090-1234-5678"),
+    ("携帯は０９０－１２３４－５６７８です", "PHONE_NUMBER", "０９０－１２３４－５６７８"),
+    ("会社 03-1234-5678 まで", "PHONE_NUMBER", "03-1234-5678"),
+    ("call +81 90-1234-5678 now", "PHONE_NUMBER", "+81 90-1234-5678"),
+    ("call +1 415 555 0132 now", "PHONE_NUMBER", "+1 415 555 0132"),
+    ("US office (415) 555-0132.", "PHONE_NUMBER", "(415) 555-0132"),
+    ("番号 09012345678 に", "PHONE_NUMBER", "09012345678"),
+    ("card 4111 1111 1111 1111 exp 12/29", "CREDIT_CARD", "4111 1111 1111 1111"),
+    ("card 4111-1111-1111-1111", "CREDIT_CARD", "4111-1111-1111-1111"),
+    ("amex 378282246310005", "CREDIT_CARD", "378282246310005"),
+    ("マイナンバーは123456789011です", "JP_MY_NUMBER", "123456789011"),
+    ("マイナンバー 1234 5678 9011", "JP_MY_NUMBER", "1234 5678 9011"),
+    ("server at 192.168.10.254 is down", "IP_ADDRESS", "192.168.10.254"),
+    ("住所は〒100-0001 東京都千代田区", "JP_POSTAL_CODE", "100-0001"),  # the span is the code, as above
+    ("郵便番号は 100-0001", "JP_POSTAL_CODE", "100-0001"),  # named as one, without 〒
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), WRITTEN_OTHERWISE)
+def test_each_type_is_found_however_it_is_written(text: str, kind: str, value: str) -> None:
+    assert (kind, value) in [(e.entity_type, text[e.start : e.end]) for e in detect_pii(text)]
+
+
+LOOK_ALIKES = [
+    "card 4111 1111 1111 1112",  # fails Luhn
+    "マイナンバーは123456789012です",  # wrong check digit
+    "order 2024-01-15 at 10:30",
+    "version 1.2.3 and 3.14159",
+    "999.1.1.1 is not an address",
+    "see arXiv 2310.12345 and doi 10.1000/182",
+    "price ¥12,800",
+    "sha 9f86d081884c7d659a2feaa0c55ad015",
+]
+
+
+@pytest.mark.parametrize("text", LOOK_ALIKES)
+def test_numbers_that_look_like_personal_data_are_not(text: str) -> None:
+    assert detect_pii(text) == []
 
 
 def test_full_width_text_keeps_original_offsets() -> None:
