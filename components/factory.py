@@ -116,9 +116,9 @@ class Components:
                     timeout=s.qdrant_timeout,
                     server=ServerOptions(ca_cert=s.qdrant_ca_cert, shards=s.qdrant_shards, replicas=s.qdrant_replicas),
                     engine=s.qdrant_engine,
+                    # one client per process and store: the embedded store locks its folder per client
+                    client=first.client if first is not None else None,
                 )
-                if first is not None:
-                    idx._client = first.client  # share the one client (and the folder lock)
                 self._indexes[name] = idx
             return self._indexes[name]
 
