@@ -16,6 +16,8 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[1]
+#: the `langgraph` command of the environment this runs in
+LANGGRAPH_CLI = Path(sys.executable).parent / "langgraph"
 
 
 def store_env(qdrant_path: Path, data_dir: Path) -> dict[str, str]:
@@ -115,11 +117,10 @@ class LangGraphDev:
 
     def __init__(self, root: Path, env: dict[str, str], *, auth: bool = True) -> None:
         self.root = root
-        self.url = f"http://127.0.0.1:{free_port()}"
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
         self.log = root / "server.log"
-        port = self.url.rsplit(":", 1)[1]
-        cli = Path(sys.executable).parent / "langgraph"
-        cmd = [str(cli), "dev", "--no-browser", "--no-reload", "--port", port]
+        cmd = [str(LANGGRAPH_CLI), "dev", "--no-browser", "--no-reload", "--port", str(port)]
         cmd += ["--config", str(langgraph_config(root, auth=auth))]
         self.started = time.perf_counter()
         with self.log.open("w", encoding="utf-8") as out:

@@ -13,7 +13,6 @@ import json
 import shutil
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,13 +20,12 @@ import jwt
 import pytest
 from langgraph_sdk import get_client
 
-from evals.process import LangGraphDev
-from tests.conftest import REPO, SAMPLE_VAULTS
+from evals.process import LANGGRAPH_CLI, LangGraphDev
+from tests.conftest import SAMPLE_VAULTS
 from tests.integration.helpers import env_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-LANGGRAPH = REPO / ".venv" / "bin" / "langgraph"
 READY_TIMEOUT = 120.0
 MONSTERA = "When should I water the monstera?"
 ALICE = "alice-token-0123456789abcdef"
@@ -50,15 +48,11 @@ def as_user(url: str, token: str | None) -> Any:
 MISO = "味噌汁で味噌を入れるタイミングは？"
 
 
-def tail(log: Path, n: int = 4000) -> str:
-    return log.read_text(encoding="utf-8", errors="replace")[-n:] if log.exists() else ""
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """``langgraph dev`` on a free port; yields (url, temp folder). The process group is stopped at the end."""
-    if not LANGGRAPH.exists():
-        pytest.skip(f"{LANGGRAPH} is missing: install with `pip install -e '.[dev]'`")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LangGraphDev]:
+    """``langgraph dev`` on a free port, run from a temp folder; its process group is stopped at the end."""
+    if not LANGGRAPH_CLI.exists():
+        pytest.skip(f"{LANGGRAPH_CLI} is missing: install with `pip install -e '.[dev]'`")
     root = tmp_path_factory.mktemp("lg-server")
     tokens = root / "tokens.json"
     tokens.write_text(json.dumps({ALICE: {"user": "alice", "tenant": "acme", "roles": ["reviewer"]}}), encoding="utf-8")
@@ -66,7 +60,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     dev = LangGraphDev(root, env)
     try:
         dev.wait_ready(READY_TIMEOUT)
-        yield dev.url, root
+        yield dev
     finally:
         dev.stop()
 
@@ -77,13 +71,12 @@ async def thread_messages(client: Any, thread_id: str) -> list[dict[str, Any]]:
     return list(state["values"].get("messages") or [])
 
 
-def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path]) -> None:
-    url, root = server
+def test_ingest_then_ask_wait_and_stream_in_one_thread(server: LangGraphDev) -> None:
+    url, root = server.url, server.root
     shutil.copytree(SAMPLE_VAULTS / "life", root / "life")
     (root / "life" / "Salary bands.md").write_text(
         f"---\naccess: [hr]\n---\n# Salary bands 2026\n\n{SALARY}\n", encoding="utf-8"
     )
-    log = root / "server.log"
 
     async def scenario() -> None:
         client = as_user(url, ALICE)
@@ -97,7 +90,7 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path])
         thread = await client.threads.create()
         tid = thread["thread_id"]
         first = await client.runs.wait(tid, "rag", input={"question": MONSTERA})
-        assert isinstance(first, dict) and "error" not in first, f"{first}\n{tail(log)}"
+        assert isinstance(first, dict) and "error" not in first, f"{first}\n{server.tail()}"
         assert "5 cm" in first["answer"] and "[1]" in first["answer"]
         assert first["sources"][0]["title"] == "Monstera Care" and first["path"] == "extractive"
         messages = await thread_messages(client, tid)
@@ -108,7 +101,7 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path])
         values: list[dict[str, Any]] = []
         async for part in client.runs.stream(tid, "rag", input={"question": MISO}, stream_mode=["messages", "values"]):
             events.append(part.event)
-            assert part.event != "error", f"{part.data}\n{tail(log)}"
+            assert part.event != "error", f"{part.data}\n{server.tail()}"
             if part.event == "values":
                 values.append(part.data)
         assert len(values) > 3, f"state should arrive after each step, got events {events}"
@@ -123,7 +116,7 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path])
         bearer = {"Authorization": f"Bearer {ALICE}"}
         async with httpx.AsyncClient(base_url=url, timeout=60, headers=bearer) as http:
             posted = await http.post("/feedback", json={"thread_id": tid, "verdict": "bad", "reason": "too long"})
-            assert posted.status_code == 201, f"{posted.text}\n{tail(log)}"
+            assert posted.status_code == 201, f"{posted.text}\n{server.tail()}"
             record = posted.json()
             assert record["question"] == MISO and record["answer"] == final["answer"] and record["id"] == 1
             assert record["request_id"] == final["request_id"] and record["checkpoint_id"]
@@ -150,12 +143,11 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: tuple[str, Path])
     asyncio.run(scenario())
 
 
-def test_the_server_decides_who_calls_and_what_they_see(server: tuple[str, Path]) -> None:
+def test_the_server_decides_who_calls_and_what_they_see(server: LangGraphDev) -> None:
     """As an attacker would: no credential, a forged one, claimed groups (in the context, in
     config.configurable, in an assistant's defaults, in a feedback body), another user's thread
     and store items. Runs after the scenario above, which ingested the vault and an HR note."""
-    url, root = server
-    log = root / "server.log"
+    url = server.url
     bob = jwt_for("bob", ["hr"])  # a member of hr, through a JWT
 
     async def scenario() -> None:
@@ -181,7 +173,7 @@ def test_the_server_decides_who_calls_and_what_they_see(server: tuple[str, Path]
 
         # what each sees is decided by the credential: alice never gets the HR note, bob does
         seen = await alice.runs.wait(None, "rag", input=search)
-        assert isinstance(seen, dict) and SALARY not in json.dumps(seen, ensure_ascii=False), f"{seen}\n{tail(log)}"
+        assert isinstance(seen, dict) and SALARY not in json.dumps(seen, ensure_ascii=False), f"{seen}\n{server.tail()}"
         member = await as_user(url, bob).runs.wait(None, "rag", input=search)
         assert isinstance(member, dict) and "Salary bands 2026" in {r["title"] for r in member["results"]}
 
