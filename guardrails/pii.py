@@ -29,6 +29,7 @@ locations, organisations and dates are detected on request only.
 
 from __future__ import annotations
 
+import importlib.abc
 import ipaddress
 import logging
 import re
@@ -537,24 +538,52 @@ def _offline_tld_extractor() -> Any:
 
 
 def _import_presidio() -> None:
-    """Import Presidio without transformers' pipelines.
+    """Import Presidio and spaCy as if torch and transformers were not installed.
 
-    Presidio's package imports its Hugging Face NER component, which imports
-    ``transformers.pipelines`` when transformers is installed (it is, for sentence-transformers):
-    3 s of every one-shot command, for an NLP engine this project does not use (spaCy's is). The
-    component's module treats a failed import as "transformers not installed", so the pipelines
-    module is hidden while Presidio imports and restored at once for anything that needs it.
+    This project runs Presidio on spaCy's CPU pipelines, which use neither; but Presidio's package
+    imports its Hugging Face NER component (``transformers``) and detects a GPU through torch, and
+    spaCy's Thinc imports torch when it is installed (it is, for the embedder): 2 of the 3 s
+    Presidio's import takes, on every one-shot command that checks personal data. Each of those
+    imports treats a failed import as "not installed". Only this thread's imports fail, and only
+    while Presidio imports (``_WithoutTorch``): another thread loading the embedder meanwhile
+    imports torch as usual, and so does any later import. Already imported, torch is used as is.
     """
     if "presidio_analyzer" in sys.modules:
         return
-    hide = "transformers.pipelines" not in sys.modules
-    if hide:
-        sys.modules["transformers.pipelines"] = None  # type: ignore[assignment]  # import fails: ImportError
+    _WITHOUT_TORCH.install()
+    _WITHOUT_TORCH.active.on = True
     try:
         import presidio_analyzer  # noqa: F401
+        import spacy  # noqa: F401
     finally:
-        if hide:
-            sys.modules.pop("transformers.pipelines", None)
+        _WITHOUT_TORCH.active.on = False
+
+
+class _WithoutTorch(importlib.abc.MetaPathFinder):
+    """An import finder that reports torch and transformers missing to the thread that asks it to.
+
+    It stays on ``sys.meta_path`` once installed (removing a finder while another thread walks
+    the list could make that thread skip the next one) and does nothing in any other thread.
+    """
+
+    HIDDEN = frozenset({"torch", "transformers"})
+
+    def __init__(self) -> None:
+        self.active = threading.local()
+        self._lock = threading.Lock()
+
+    def install(self) -> None:
+        with self._lock:
+            if self not in sys.meta_path:
+                sys.meta_path.insert(0, self)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if getattr(self.active, "on", False) and fullname.partition(".")[0] in self.HIDDEN:
+            raise ModuleNotFoundError(f"No module named {fullname!r} (not imported for Presidio)", name=fullname)
+        return None
+
+
+_WITHOUT_TORCH = _WithoutTorch()
 
 
 def _ner_labels(model: str) -> set[str]:

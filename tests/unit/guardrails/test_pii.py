@@ -269,7 +269,7 @@ def test_a_verb_is_not_a_japanese_name() -> None:
     assert "受けた" not in [e.text for e in found]
 
 
-def test_presidio_loads_without_transformers_pipelines_and_only_the_spacy_pipelines_a_text_needs() -> None:
+def test_presidio_loads_without_torch_and_only_the_spacy_pipelines_a_text_needs() -> None:
     # a fresh interpreter: other tests may have imported transformers' pipelines already
     import subprocess
     import sys
@@ -278,9 +278,10 @@ def test_presidio_loads_without_transformers_pipelines_and_only_the_spacy_pipeli
         "import sys\n"
         "from guardrails.pii import detect_pii\n"
         "found = {e.entity_type for e in detect_pii('山田太郎さんの電話は090-1234-5678です', language='ja')}\n"
-        "print(sorted(found), 'transformers.pipelines' in sys.modules)\n"
+        "print(sorted(found), 'torch' in sys.modules or 'transformers' in sys.modules)\n"
         "from transformers import pipeline\n"
-        "print(callable(pipeline))\n"
+        "import torch\n"
+        "print(callable(pipeline) and torch.ones(2).sum().item() == 2)\n"
         "from guardrails.pii import loaded_languages\n"
         "print(loaded_languages())\n"
         "found = {e.text for e in detect_pii('私の同僚の John Smith に連絡して', language='ja')}\n"
@@ -290,8 +291,26 @@ def test_presidio_loads_without_transformers_pipelines_and_only_the_spacy_pipeli
     lines = out.stdout.splitlines()
     found, pipelines = lines[0].rsplit(" ", 1)
     assert "PERSON" in found and "PHONE_NUMBER" in found
-    assert pipelines == "False"  # 3 s of every one-shot command, for an engine not used
-    assert lines[1] == "True"
+    assert pipelines == "False"  # 2 s of every one-shot question, for engines not used
+    assert lines[1] == "True"  # imported later, both load as usual
     # a Japanese text without Latin names never waits for the English pipeline, and one with them does
     assert lines[2] == "['ja']"
     assert lines[3] == "['John Smith'] ['en', 'ja']"
+
+
+def test_only_the_thread_importing_presidio_is_told_torch_is_missing() -> None:
+    # while one thread imports Presidio, another (a server ingesting) must get torch as usual
+    from guardrails.pii import _WITHOUT_TORCH
+
+    seen: list[object] = []
+    _WITHOUT_TORCH.active.on = True
+    try:
+        with pytest.raises(ModuleNotFoundError):
+            _WITHOUT_TORCH.find_spec("torch.nn")
+        other = threading.Thread(target=lambda: seen.append(_WITHOUT_TORCH.find_spec("torch.nn")))
+        other.start()
+        other.join()
+    finally:
+        _WITHOUT_TORCH.active.on = False
+    assert seen == [None]
+    assert _WITHOUT_TORCH.find_spec("torch") is None and _WITHOUT_TORCH.find_spec("torchvision") is None
