@@ -257,6 +257,7 @@ COLUMNS = {
     "optimize_index": "optimize",
     "refresh_bm25": "statistics",
     "index_sentences": "sentences",
+    "prepare_routing": "routing",
 }
 
 

@@ -20,6 +20,7 @@ from nodes.ingest import (
     load_sources,
     optimize_index,
     parse_documents,
+    prepare_routing,
     prune_documents,
     refresh_bm25,
     upsert_chunks,
@@ -46,6 +47,7 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     builder.add_node(optimize_index.make(c))
     builder.add_node(refresh_bm25.make(c))
     builder.add_node(index_sentences.make(c))
+    builder.add_node(prepare_routing.make(c))
     builder.add_edge(START, "load_sources")
     builder.add_edge("load_sources", "parse_documents")
     builder.add_conditional_edges("parse_documents", more_pending)
@@ -55,7 +57,8 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     builder.add_edge("prune_documents", "optimize_index")
     builder.add_edge("optimize_index", "refresh_bm25")
     builder.add_edge("refresh_bm25", "index_sentences")
-    builder.add_edge("index_sentences", END)
+    builder.add_edge("index_sentences", "prepare_routing")
+    builder.add_edge("prepare_routing", END)
     return builder.compile(name="ingest")
 
 

