@@ -67,6 +67,9 @@ class Server:
             self.qa_graph = qa
             self.search_graph = build_rag_graph(self.c)
             await self._warm_up()
+            # Presidio's pipelines load while the server already answers: searches never need
+            # them, and a question that does waits for the load it would have waited for anyway
+            personal_data = asyncio.create_task(self._load_personal_data_checks())
             server = await asyncio.start_unix_server(self._handle, path=str(self.path), limit=MAX_REQUEST_BYTES)
             try:
                 os.chmod(self.path, 0o600)  # the user's own index: no other account may ask it
@@ -81,6 +84,7 @@ class Server:
             finally:
                 with contextlib.suppress(OSError):
                     self.path.unlink()
+                await personal_data
 
     def _claim_socket(self) -> None:
         """Refuse to start beside a live server; remove the socket a killed one left behind."""
@@ -96,17 +100,26 @@ class Server:
         )
 
     async def _warm_up(self) -> None:
-        """Run one search, which loads the store, the model, the rails, Presidio and BM25, then
-        the PII pipelines of the languages that search did not need (a one-shot command loads only
-        its question's)."""
-        from guardrails.pii import preload
-
+        """Run one search, which loads the store, the model, the rails and BM25."""
         try:
             await self.search({"payload": {"question": WARM_UP_QUERY, "top_k": 1}}, _ignore)
         except CollectionNotFound as e:  # nothing ingested yet: still worth serving (status, ingest)
             log.info("warm-up search skipped: %s", e)
             await asyncio.to_thread(self.c.embedder.warm_up)
-        await asyncio.to_thread(preload)
+
+    @staticmethod
+    async def _load_personal_data_checks() -> None:
+        """Load Presidio and every language's spaCy pipeline (a one-shot command loads only its
+        question's), so that no question waits for them once they are in."""
+        from guardrails.pii import preload
+
+        started = time.perf_counter()
+        try:
+            await asyncio.to_thread(preload)
+        except Exception:  # each question that needs them loads them again, and says why it fails
+            log.exception("loading the personal-data checks failed")
+        else:
+            log.info("personal-data checks loaded in %.1f s", time.perf_counter() - started)
 
     async def _wait_for_stop(self) -> None:
         while not self.stop.is_set():
