@@ -8,9 +8,9 @@ Each server has its own store (the embedded store is one process's), filled by i
 graph before any clock runs. A round asks each server ``--per-round`` searches, the order of
 the two servers swapping every round; every question is distinct (``… #n``), so no answer comes
 from a cache, and the baseline's runs carry the identity the authenticated server writes into its
-own (so both run the same graph work). Wall milliseconds per ``runs.wait`` as the client sees them. Prints p50 and p95
-per server and the difference of the p50s against the issue's target (5 ms); writes a JSON
-report and a plot of both distributions beside it.
+own (so both run the same graph work). Wall milliseconds per ``runs.wait`` as the client sees
+them. Prints p50 and p95 per server and the difference of the p50s against the issue's target
+(5 ms); writes a JSON report and a plot of both distributions beside it.
 """
 
 from __future__ import annotations

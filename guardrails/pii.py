@@ -38,6 +38,7 @@ import threading
 import time
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -550,13 +551,9 @@ def _import_presidio() -> None:
     """
     if "presidio_analyzer" in sys.modules:
         return
-    _WITHOUT_TORCH.install()
-    _WITHOUT_TORCH.active.on = True
-    try:
+    with _WITHOUT_TORCH.in_this_thread():
         import presidio_analyzer  # noqa: F401
         import spacy  # noqa: F401
-    finally:
-        _WITHOUT_TORCH.active.on = False
 
 
 class _WithoutTorch(importlib.abc.MetaPathFinder):
@@ -572,10 +569,17 @@ class _WithoutTorch(importlib.abc.MetaPathFinder):
         self.active = threading.local()
         self._lock = threading.Lock()
 
-    def install(self) -> None:
+    @contextmanager
+    def in_this_thread(self) -> Iterator[None]:
+        """While the block runs, this thread's imports of torch and transformers fail."""
         with self._lock:
             if self not in sys.meta_path:
                 sys.meta_path.insert(0, self)
+        self.active.on = True
+        try:
+            yield
+        finally:
+            self.active.on = False
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
         if getattr(self.active, "on", False) and fullname.partition(".")[0] in self.HIDDEN:

@@ -270,7 +270,7 @@ def test_a_verb_is_not_a_japanese_name() -> None:
 
 
 def test_presidio_loads_without_torch_and_only_the_spacy_pipelines_a_text_needs() -> None:
-    # a fresh interpreter: other tests may have imported transformers' pipelines already
+    # a fresh interpreter: other tests have imported torch and transformers already
     import subprocess
     import sys
 
@@ -303,14 +303,11 @@ def test_only_the_thread_importing_presidio_is_told_torch_is_missing() -> None:
     from guardrails.pii import _WITHOUT_TORCH
 
     seen: list[object] = []
-    _WITHOUT_TORCH.active.on = True
-    try:
+    with _WITHOUT_TORCH.in_this_thread():
         with pytest.raises(ModuleNotFoundError):
             _WITHOUT_TORCH.find_spec("torch.nn")
         other = threading.Thread(target=lambda: seen.append(_WITHOUT_TORCH.find_spec("torch.nn")))
         other.start()
         other.join()
-    finally:
-        _WITHOUT_TORCH.active.on = False
     assert seen == [None]
     assert _WITHOUT_TORCH.find_spec("torch") is None and _WITHOUT_TORCH.find_spec("torchvision") is None
