@@ -14,12 +14,12 @@ from guardrails.checksums import my_number_ok
 from guardrails.pii import (
     REDACTED_ENTITIES,
     PIIEntity,
-    _offline_tld_extractor,
     canonical,
     detect_pii,
     fold,
     redact,
 )
+from guardrails.pii.engine import _offline_tld_extractor
 
 
 def _valid_my_number(body: str) -> str:
@@ -300,7 +300,7 @@ def test_presidio_loads_without_torch_and_only_the_spacy_pipelines_a_text_needs(
 
 def test_only_the_thread_importing_presidio_is_told_torch_is_missing() -> None:
     # while one thread imports Presidio, another (a server ingesting) must get torch as usual
-    from guardrails.pii import _WITHOUT_TORCH
+    from guardrails.pii.engine import _WITHOUT_TORCH
 
     seen: list[object] = []
     with _WITHOUT_TORCH.in_this_thread():

@@ -1,0 +1,132 @@
+"""Personal data in a text: fold it, run the analyzer in its language (and the other language's NER
+on the other script's stretches), and keep the most trustworthy of overlapping results.
+
+Full-width input (``０９０－１２３４－５６７８``, ``ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ``) is folded
+character by character to half-width before analysis, without changing the text's length, so
+every offset Presidio reports is an offset into the caller's original text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from components.text.language import detect_language
+from guardrails.pii.engine import LANGUAGES, Engine, shared_engine
+from guardrails.pii.entities import REDACTED_ENTITIES, PIIEntity
+from guardrails.pii.filters import kept_span
+
+if TYPE_CHECKING:
+    from presidio_analyzer import RecognizerResult
+
+#: a result below this score is not reported (pattern bases are set around it, context lifts)
+MIN_SCORE = 0.4
+#: when two results overlap, the more trustworthy kind wins before the score is compared:
+#: checksummed numbers, then structured patterns, then NER
+_PRIORITY = {
+    "CREDIT_CARD": 0,
+    "IBAN_CODE": 0,
+    "JP_MY_NUMBER": 0,
+    "EMAIL_ADDRESS": 0,
+    "IP_ADDRESS": 1,
+    "US_SSN": 1,
+    "STREET_ADDRESS": 1,
+    "PHONE_NUMBER": 2,
+    "JP_POSTAL_CODE": 2,
+    "PERSON": 3,
+    "LOCATION": 4,
+    "ORGANIZATION": 4,
+    "DATE_TIME": 5,
+}
+
+
+#: the hyphens, dashes and minus signs NFKC leaves as they are, each read as "-"
+_DASHES = {c: "-" for c in "‐‑‒–—―−－﹣"}
+_DIGIT_LIKE = re.compile(r"[0-9]")
+
+
+def fold(text: str) -> str:
+    """Full-width letters, digits and symbols to half-width, one character for one character.
+
+    NFKC of the whole string may change its length (``㈱`` becomes three characters); folding
+    each character and keeping the original wherever NFKC would not give exactly one
+    character keeps every offset valid in the caller's text. The long-vowel mark ``ー`` is a
+    dash only between digits (``０９０ー１２３４``), never inside a katakana word.
+    """
+    out = list(text)
+    for i, ch in enumerate(text):
+        if ord(ch) < 0x80:
+            continue
+        folded = unicodedata.normalize("NFKC", ch)
+        folded = _DASHES.get(folded, folded)
+        if len(folded) == 1:
+            out[i] = folded
+    for i, ch in enumerate(out):
+        if ch == "ー" and 0 < i < len(out) - 1 and _DIGIT_LIKE.match(out[i - 1]) and _DIGIT_LIKE.match(out[i + 1]):
+            out[i] = "-"
+    return "".join(out)
+
+
+#: stretches of the other script worth a second NER pass in mixed text: two capitalised words;
+#: a Japanese stretch with a kanji in it (a clause, with its particles, reads better than a word)
+_LATIN_NAME_RUN = re.compile(r"(?:Mr|Mrs|Ms|Dr|Prof)?\.?\s?[A-Z][a-z]+(?:[ \-][A-Z][a-z]+)+")
+_JA_CHARS = r"[\u3005\u3040-\u30ff\u4e00-\u9fff\u3000-\u303f]"
+_JAPANESE_RUN = re.compile(rf"(?:{_JA_CHARS}+ ?)*[\u3005\u4e00-\u9fff](?: ?{_JA_CHARS}+)*")
+
+
+def _analyze(engine: Engine, folded: str, lang: str, entities: list[str]) -> list[RecognizerResult]:
+    with engine.locks[lang]:
+        results: list[RecognizerResult] = engine.analyzer.analyze(text=folded, language=lang, entities=entities)
+    return results
+
+
+def detect_pii(text: str, language: str | None = None, *, entities: Sequence[str] | None = None) -> list[PIIEntity]:
+    """Personal data in ``text``: non-overlapping, in reading order, offsets into ``text``.
+
+    ``language`` is ``en`` or ``ja`` (anything else is analysed as English); None detects it
+    from the script. A Japanese text with an English full name in it (or the reverse) also
+    gets the other language's name recognition on those stretches of text.
+    ``entities`` defaults to :data:`REDACTED_ENTITIES`; add ``DATE_TIME``, ``LOCATION`` or
+    ``ORGANIZATION`` to see those too.
+    """
+    if not text.strip():
+        return []
+    wanted = sorted(set(entities) if entities is not None else REDACTED_ENTITIES)
+    detected = detect_language(text) if language is None else language
+    lang = detected if detected in LANGUAGES else "en"
+    engine = shared_engine()
+    folded = fold(text)
+    results = list(_analyze(engine, folded, lang, wanted))
+    names = [e for e in wanted if e in ("PERSON", "LOCATION", "ORGANIZATION")]
+    if names:
+        # the other language's NER on its own script's stretches only: GiNZA reads "John Smith"
+        # glued to Japanese particles as one token, the English model reads kanji as nothing
+        other, runs = ("en", _LATIN_NAME_RUN) if lang == "ja" else ("ja", _JAPANESE_RUN)
+        for run in runs.finditer(folded):
+            for r in _analyze(engine, run.group(0), other, names):
+                r.start += run.start()
+                r.end += run.start()
+                results.append(r)
+    return _resolve(text, folded, results)
+
+
+def _resolve(text: str, folded: str, results: Iterable[RecognizerResult]) -> list[PIIEntity]:
+    """Keep the most trustworthy of overlapping results, above the score threshold."""
+    candidates = []
+    for r in results:
+        if r.score < MIN_SCORE:
+            continue
+        span = kept_span(r.entity_type, folded, r.start, r.end)
+        if span is not None:
+            candidates.append((*span, r.entity_type, float(r.score)))
+    candidates.sort(key=lambda c: (_PRIORITY.get(c[2], 9), -c[3], -(c[1] - c[0])))
+    kept: list[tuple[int, int, str, float]] = []
+    for c in candidates:
+        if all(c[1] <= k[0] or k[1] <= c[0] for k in kept):
+            kept.append(c)
+    kept.sort()
+    return [
+        PIIEntity(start=s, end=e, entity_type=t, score=round(min(sc, 1.0), 4), text=text[s:e]) for s, e, t, sc in kept
+    ]

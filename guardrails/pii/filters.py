@@ -1,0 +1,144 @@
+"""The filtering heuristics between Presidio's results and the detector's answer: each result's
+span trimmed of what NER runs on into, dropped when the text around it says the result is not
+what it claims, or extended over the rest of an English name (:func:`kept_span`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from guardrails.pii.entities import NER_TYPES
+from guardrails.pii.lexicons import NOT_NAME_WORDS_EN, NOT_NAMES_EN, ORG_WORDS_JA
+
+_CITATION = re.compile(r"\[\d+\]")
+_ASCII_ONLY = re.compile(r"^[\x00-\x7f]+$")
+
+
+def kept_span(entity_type: str, folded: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span a result of ``entity_type`` at ``start:end`` of ``folded`` should cover, or None
+    when it cannot be what it claims."""
+    if entity_type in NER_TYPES:
+        start, end = _trim(folded, start, end)
+    if end <= start or not _plausible(entity_type, folded, start, end):
+        return None
+    if entity_type == "PERSON" and _ASCII_ONLY.match(folded[start:end]):
+        end = _whole_name_end(folded, end)
+    return start, end
+
+
+def _trim(folded: str, start: int, end: int) -> tuple[int, int]:
+    """Cut punctuation, brackets and citation markers off a span's ends."""
+    span = folded[start:end]
+    cite = _CITATION.search(span)
+    if cite:
+        end = start + cite.start()
+        span = folded[start:end]
+    bracket = span.find(" (")  # "John Barron (john@...)": NER runs on into the bracket
+    if bracket > 0:
+        end = start + bracket
+        span = folded[start:end]
+    verb = _LEADING_VERB.match(span)  # "Add John Barron to ...": NER takes the imperative in
+    if verb and verb.end() < len(span):
+        start += verb.end()
+        span = folded[start:end]
+    lead = re.match(r"^[\s\"'「『(（\[【]+", span)
+    if lead:
+        start += lead.end()
+    tail = re.search(r"[\s\"'」』)）\]】,;:、。!?！？]+$", folded[start:end])
+    if tail:
+        end = start + tail.start()
+    return start, end
+
+
+_LEADING_VERB = re.compile(
+    r"^(?:Add|Ask|Call|Email|E-mail|Send|Tell|Invite|Contact|Meet|Ping|Please|Thank|Thanks|Remind|Notify|Cc|Forward)\s+"
+)
+
+
+def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
+    """Drop results that cannot be what they claim, judged with the text around them.
+
+    NER calls company names made of surnames (鈴木鉱業, 合同会社太田建設, Gordon and Sons)
+    people, a lone common word at a sentence start a person ("Email Dr. ..."), and
+    python-phonenumbers accepts bare order and ticket numbers as phones.
+    """
+    value = folded[start:end]
+    before, after = folded[max(0, start - 30) : start], folded[end : end + 30]
+    if entity_type == "PERSON":
+        if any(ch.isdigit() for ch in value) or "@" in value or len(value.strip()) < 2:
+            return False
+        if _ASCII_ONLY.match(value):
+            if value.islower() or value.strip().casefold() in NOT_NAMES_EN:
+                return False
+            if _ORG_AFTER_EN.match(after) or (" " not in value and _THE_BEFORE.search(before)):
+                return False
+            if " " not in value.strip() and not _lone_name_ok(value.strip(), before, after):
+                return False
+        elif _VERB_END_JA.search(value) or (
+            _ORG_AFTER_JA.match(after)
+            or _ORG_END_JA.search(value)
+            or _ORG_BEFORE_JA.search(before)
+            or _PLACE_END_JA.search(value)
+        ):
+            return False
+    if entity_type == "PHONE_NUMBER":
+        if _DOTTED_NEIGHBOUR.search(before[-2:]) or _DOTTED_AFTER.match(after) or before.endswith("#"):
+            return False
+        if value.isdigit() and not _PHONE_WORDS.search(before) and not _JP_MOBILE.fullmatch(value):
+            return False
+        if _DOTTED_QUAD.fullmatch(value):
+            return False
+    return True
+
+
+def _lone_name_ok(word: str, before: str, after: str) -> bool:
+    """A single English word is a name only when the words around it say a person is meant.
+
+    Questions about science and software are full of capitalised single words that the
+    small English model calls people (CRISPR, Deltex, Nanog, Alirocumab, RAG); a first name
+    alone is personal data in "ask Sarah", "Dear Tom," or "Lisa's phone", and those cues are
+    what this looks for. Acronyms and words with capitals inside (RecQ, ComYMV) are never names
+    here (McDonald and O'Brien are).
+    """
+    if word.isupper() or (any(ch.isupper() for ch in word[1:]) and not _MC_NAME.match(word)):
+        return False
+    return bool(_PERSON_CUE_BEFORE.search(before) or _PERSON_CUE_AFTER.match(after))
+
+
+_MC_NAME = re.compile(r"^(?:Mc|Mac|O')[A-Z][a-z]+$")
+_PERSON_CUE_BEFORE = re.compile(
+    r"(?:\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Dear|Hi|Hello|Hey|Thanks|Thank you|Regards|Cheers|"
+    r"name is|named|called|I am|I'm|this is|ask|asked|tell|told|email|e-mail|mail|call|phone|text|message|"
+    r"ping|contact|meet|met|cc|patient|client|customer|employee|colleague|manager|wife|husband|son|daughter|"
+    r"mother|father|brother|sister|friend|user|Mr\.|Mrs\.|Ms\.|Dr\.)[\s.,:]*)$",
+    re.IGNORECASE,
+)
+_PERSON_CUE_AFTER = re.compile(
+    r"^(?:'s\b|\s+(?:say|said|says|think|thinks|thought|mean|meant|suggest|suggested|recommend|recommended|"
+    r"mention|mentioned|wrote|writes|told|asked|lives|lived|called|emailed|is my|was my|and I)\b|"
+    r" (?:van |de |von |der |den |da |di |le |la )*[A-Z][a-z]+)"
+)
+_VERB_END_JA = re.compile(r"[\u4e00-\u9fff](?:した|された|れた|けた|いて|いた|って|った|える|する|た|て|る)$")
+
+
+_ORG_AFTER_EN = re.compile(r"^(?:\s*(?:and|&)\s+Sons|,?\s+(?:Inc|LLC|Ltd|PLC|Group|Corp|Co|GmbH|LLP)\b|-[A-Z])")
+_THE_BEFORE = re.compile(r"\b(?:the|a|an)\s$", re.I)
+_ORG_AFTER_JA = re.compile("^" + ORG_WORDS_JA)
+_ORG_END_JA = re.compile(ORG_WORDS_JA + "$")
+_ORG_BEFORE_JA = re.compile(r"(?:株式会社|有限会社|合同会社|\(株\)|\(有\)|㈱)$")
+_PLACE_END_JA = re.compile(r"[都道府県市区町村郡]$")
+_JP_MOBILE = re.compile(r"0[5789]0\d{8}")
+_DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_DOTTED_NEIGHBOUR = re.compile(r"\d[.:]$")
+_DOTTED_AFTER = re.compile(r"^[.:]\d")
+_PHONE_WORDS = re.compile(r"(?:phone|tel|call|mobile|cell|fax|電話|携帯|連絡|ＴＥＬ)[^\n]{0,12}$", re.I)
+
+
+def _whole_name_end(folded: str, end: int) -> int:
+    """Extend an English name NER cut short ("Cristian" of "Cristian Weeks") over the surname
+    that follows, so redaction does not leave half the name behind."""
+    tail = _NAME_TAIL.match(folded, end)
+    return tail.end() if tail and tail.group(1).casefold() not in NOT_NAME_WORDS_EN else end
+
+
+_NAME_TAIL = re.compile(r" (?:(?:van|de|von|der|den|da|di|le|la) )*([A-Z][a-z]+)\b")

@@ -1,0 +1,212 @@
+"""Presidio's recognizers for one language: its own (cards, IBAN, IP, SSN, phones), the pattern
+specs of ``specs.py`` with their checks, and two that read spaCy's tokens for names NER misses.
+
+Presidio is imported inside the functions, never at module level: the engine calls
+:func:`build_recognizers` once it has imported Presidio without torch (``engine.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from guardrails.checksums import luhn_ok, my_number_ok
+from guardrails.pii.entities import NER_TYPES
+from guardrails.pii.lexicons import HONORIFICS_JA, NOT_NAME_WORDS_EN, NOT_NAMES_JA
+from guardrails.pii.specs import PATTERN_SPECS, PatternSpec, email_ok, only_digits, phone_digits_ok
+
+
+def build_recognizers(lang: str, extractor: Any) -> list[Any]:
+    """Every recognizer for one language (Presidio's registry keys recognizers by language)."""
+    from presidio_analyzer import Pattern, PatternRecognizer
+    from presidio_analyzer.predefined_recognizers import (
+        CreditCardRecognizer,
+        IbanRecognizer,
+        IpRecognizer,
+        PhoneRecognizer,
+        SpacyRecognizer,
+        UsSsnRecognizer,
+    )
+
+    class _Validated(PatternRecognizer):  # type: ignore[misc]
+        """A pattern recognizer whose matches pass a checksum or a format check."""
+
+        def __init__(self, spec: PatternSpec) -> None:
+            import regex
+
+            flags = regex.DOTALL | regex.MULTILINE | (0 if spec.case_sensitive else regex.IGNORECASE)
+            super().__init__(
+                supported_entity=spec.entity,
+                name=spec.name,
+                supported_language=lang,
+                patterns=[Pattern(n, rx, s) for n, rx, s in spec.patterns],
+                context=list(spec.context),
+                global_regex_flags=flags,
+            )
+            self._check = spec.validator
+
+        def validate_result(self, pattern_text: str) -> bool | None:
+            # True raises the score to 1.0 (Presidio's rule): only for checksums; format checks
+            # return None (keep the pattern's score) or False (drop the match)
+            check = self._check
+            if check == "luhn":
+                d = only_digits(pattern_text)
+                return 13 <= len(d) <= 19 and luhn_ok(d)
+            if check == "my_number":
+                return my_number_ok(only_digits(pattern_text))
+            ok = True
+            if check == "email":
+                ok = email_ok(pattern_text, extractor)
+            elif check == "phone":
+                ok = phone_digits_ok(pattern_text)
+            elif check == "ja_name":
+                ok = pattern_text.strip() not in NOT_NAMES_JA
+            return None if ok else False
+
+    class _IpRecognizer(IpRecognizer):  # type: ignore[misc]
+        """Presidio's IP recognizer plus an IPv4 pattern bounded by digits rather than ``\\b``
+        (``アドレスは192.168.0.1です`` has no word boundary in Unicode), without version strings."""
+
+        PATTERNS = [*IpRecognizer.PATTERNS, Pattern("IPv4 (cjk)", _IPV4, 0.6)]  # noqa: RUF012 - Presidio's shape
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None, regex_flags: Any = None) -> Any:
+            results = super().analyze(text, entities, nlp_artifacts, regex_flags)
+            return [r for r in results if not _looks_like_version(text, r.start, r.end)]
+
+    phone_context = ["phone", "telephone", "tel", "cell", "mobile", "call", "fax", "電話", "携帯", "連絡"]
+    recognizers: list[Any] = [
+        SpacyRecognizer(supported_language=lang, supported_entities=sorted(NER_TYPES)),
+        CreditCardRecognizer(supported_language=lang, context=["card", "credit", "visa", "カード", "クレジット"]),
+        IbanRecognizer(supported_language=lang, context=["iban", "bank", "account", "口座", "振込"]),
+        _IpRecognizer(supported_language=lang, context=["ip", "address", "server", "host", "アドレス", "サーバ"]),
+        UsSsnRecognizer(supported_language=lang, context=["ssn", "social security", "社会保障番号"]),
+        PhoneRecognizer(
+            supported_language=lang,
+            context=phone_context,
+            supported_regions=("JP", "US", "GB", "DE", "FR", "CA", "AU", "IN"),
+            leniency=1,
+        ),
+        _JaNameTagRecognizer(supported_language=lang) if lang == "ja" else _EnProperNameRecognizer(lang),
+    ]
+    recognizers += [_Validated(spec) for spec in PATTERN_SPECS]
+    return [r for r in recognizers if r is not None]
+
+
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_IPV4 = rf"(?<![\d.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\d.])"
+_VERSION_BEFORE = re.compile(r"(?:\bv|\bversion\s?|\bver\.?\s?|バージョン\s?|\brelease\s)$", re.IGNORECASE)
+_VERSION_WORDS = re.compile(
+    r"\b(?:version|build|release|upgrade|upgraded|update|updated)\b|バージョン|ビルド|更新|リリース", re.I
+)
+_NETWORK_WORDS = re.compile(
+    r"\b(?:ip|ips|server|host|address|addr|login|logged|firewall|block|gateway|vpn|dns|subnet|ping|ssh|proxy|"
+    r"client|router|connect\w*)\b|アドレス|サーバ|ホスト|アクセス|接続|ログイン|ファイアウォール",
+    re.I,
+)
+
+
+def _looks_like_version(text: str, start: int, end: int) -> bool:
+    """A dotted quad after "v"/"version", or in a sentence about versions and not about networks."""
+    if _VERSION_BEFORE.search(text[max(0, start - 12) : start]):
+        return True
+    around = text[max(0, start - 50) : min(len(text), end + 50)]
+    return bool(_VERSION_WORDS.search(around)) and not _NETWORK_WORDS.search(around)
+
+
+def _ja_name_recognizer_class() -> type:
+    from presidio_analyzer import LocalRecognizer, RecognizerResult
+
+    class JaNameTagRecognizer(LocalRecognizer):  # type: ignore[misc]
+        """Names from Sudachi's dictionary tags (人名-姓, 人名-名), which GiNZA's NER sometimes misses.
+
+        A surname and a given name together are a name; a surname alone scores below the
+        threshold unless an honorific follows it (山田さん) or NER agrees, since many surnames
+        are also place names (山田, 小林).
+        """
+
+        def __init__(self, supported_language: str = "ja") -> None:
+            super().__init__(supported_entities=["PERSON"], supported_language=supported_language, name="JaNameTags")
+
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            if nlp_artifacts is None or "PERSON" not in entities or nlp_artifacts.tokens is None:
+                return []
+            results = []
+            tokens = list(nlp_artifacts.tokens)
+            i = 0
+            while i < len(tokens):
+                if "人名" not in tokens[i].tag_:
+                    i += 1
+                    continue
+                j = i
+                while j + 1 < len(tokens) and "人名" in tokens[j + 1].tag_:
+                    j += 1
+                parts = {t.tag_.rsplit("-", 1)[-1] for t in tokens[i : j + 1]}
+                after = tokens[j + 1].text if j + 1 < len(tokens) else ""
+                titled = re.fullmatch(HONORIFICS_JA, after) is not None
+                score = 0.85 if ("姓" in parts and "名" in parts) or titled else 0.3
+                start, end = tokens[i].idx, tokens[j].idx + len(tokens[j].text)
+                results.append(RecognizerResult("PERSON", start, end, score))
+                i = j + 1
+            return results
+
+    return JaNameTagRecognizer
+
+
+def _en_name_recognizer_class() -> type:
+    from presidio_analyzer import LocalRecognizer, RecognizerResult
+
+    class EnProperNameRecognizer(LocalRecognizer):  # type: ignore[misc]
+        """Two or three proper nouns in a row (tag NNP) that NER left unlabelled: a name.
+
+        ``en_core_web_sm`` misses names at sentence ends and foreign names ("for Eladio
+        Viana."), yet tags their words as proper nouns. Runs the NER entities did label
+        (places, organisations, dates) and runs with street or company words are left alone;
+        the score sits just above the threshold, so NER's own PERSON wins any overlap.
+        """
+
+        def __init__(self, supported_language: str = "en") -> None:
+            super().__init__(supported_entities=["PERSON"], supported_language=supported_language, name="EnProperNames")
+
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            if nlp_artifacts is None or "PERSON" not in entities or nlp_artifacts.tokens is None:
+                return []
+            labelled = {i for ent in nlp_artifacts.entities for i in range(ent.start, ent.end)}
+            tokens = list(nlp_artifacts.tokens)
+            results = []
+            i = 0
+            while i < len(tokens):
+                j = i
+                while j < len(tokens) and j - i < 3 and _name_token(tokens[j]) and j not in labelled:
+                    j += 1
+                if j - i >= 2 and not (i > 0 and tokens[i - 1].text in ("the", "The")):
+                    end = tokens[j - 1].idx + len(tokens[j - 1])
+                    results.append(RecognizerResult("PERSON", tokens[i].idx, end, 0.5))
+                i = max(j, i + 1)
+            return results
+
+    return EnProperNameRecognizer
+
+
+def _name_token(token: Any) -> bool:
+    word = token.text
+    return (
+        token.tag_ == "NNP"
+        and word.isalpha()
+        and word[0].isupper()
+        and not word.isupper()
+        and word.casefold() not in NOT_NAME_WORDS_EN
+    )
+
+
+def _EnProperNameRecognizer(supported_language: str) -> Any:  # builds the class lazily
+    return _en_name_recognizer_class()(supported_language=supported_language)
+
+
+def _JaNameTagRecognizer(supported_language: str) -> Any:  # builds the class lazily
+    return _ja_name_recognizer_class()(supported_language=supported_language)
