@@ -12,22 +12,22 @@ ranking. So:
   "notes", "I wrote", 「メモ」, a #tag or a vault). Claims and encyclopaedic questions are full
   of years (379 of the 4,442 JSQuAD questions contain 「NNNN年」, e.g. 「1910年に亡くなったのは誰？」)
   and filtering those by creation date would find nothing;
-* numbers are years only when they have four digits in 1900..2100 and sit in a date phrase
-  ("in 2024", 「2024年」), so "1,000 genes" or "2 cups of water" never become dates;
+* numbers are years only in a date phrase (``components.heuristics.dates``), so "1,000 genes"
+  or "2 cups of water" never become dates;
 * a bare word that happens to equal a known tag is not a tag unless written ``#word`` (or
   "tagged word"); a vault name counts only next to "vault" / 「ボールト」 / 「保管庫」.
 """
 
 from __future__ import annotations
 
-import calendar
 import re
 import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
+from components.heuristics.dates import Span, find_periods
 from components.text.language import detect_language, has_japanese, mecab
 
 # ------------------------------------------------------------------------------- tags
@@ -36,11 +36,6 @@ from components.text.language import detect_language, has_japanese, mecab
 # character may precede the "#" (「2024年の#料理」), since Japanese is written without spaces.
 _TAG = re.compile(r"(?<![A-Za-z0-9_&/:.=#-])#([^\s#.,;:!?。、，．！？「」『』()（）\[\]{}\"'`]+)")
 _TAGGED = re.compile(r"\b(?:tagged(?:\s+with)?|with\s+(?:the\s+)?tag)\s+([\w/-]+)", re.IGNORECASE)
-
-# ------------------------------------------------------------------------------- dates
-_MONTHS = {m.lower(): i for i in range(1, 13) for m in (calendar.month_name[i], calendar.month_abbr[i]) if m}
-_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_YEAR = r"(19\d{2}|20\d{2}|2100)"
 
 # A question about the user's notes: only then does a date mean "created in".
 _CUE_EN = re.compile(
@@ -139,8 +134,6 @@ _GENERIC_JA = re.compile(
     r"[のをにでがはともへやかな、。？！?!\s・「」（）()])"
 )
 
-_WEEKDAY_MONDAY = 0
-
 
 @dataclass
 class QueryAnalysis:
@@ -164,20 +157,6 @@ class QueryAnalysis:
         }
 
 
-@dataclass
-class _Span:
-    start: int
-    end: int
-
-
-@dataclass
-class _Period:
-    start: date | None
-    end: date | None
-    text: str
-    span: _Span
-
-
 def analyze_query(
     question: str,
     *,
@@ -190,7 +169,7 @@ def analyze_query(
     q = unicodedata.normalize("NFKC", question or "").strip()
     lang = "ja" if detect_language(q) == "ja" else "en"
     out = QueryAnalysis(question=question, language=lang)
-    remove: list[_Span] = []
+    remove: list[Span] = []
 
     tags, tag_spans = _find_tags(q, known_tags)
     for tag, _span, how in tags:
@@ -206,7 +185,7 @@ def analyze_query(
             out.explanations.append(f"vaults+={v} from {text!r}")
             remove.append(span)
 
-    periods = _find_periods(q, today)
+    periods = find_periods(q, today)
     if periods:
         cue = bool(tags or vaults) or _has_cue(q, lang)
         if not cue:
@@ -255,9 +234,9 @@ def _trim_japanese_tag(tag: str) -> str:
     return out or tag
 
 
-def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, _Span, str]], list[_Span]]:
+def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, str]], list[Span]]:
     known_map = {k.lstrip("#").lower(): k.lstrip("#") for k in known}
-    found: list[tuple[str, _Span, str]] = []
+    found: list[tuple[str, Span, str]] = []
     for m in _TAG.finditer(q):
         raw = m.group(1).rstrip("/-_")
         if not raw or raw.isdigit():
@@ -269,17 +248,17 @@ def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, _Span, s
             tag = raw[: len(prefix)] if prefix and has_japanese(raw) else _trim_japanese_tag(raw)
         tag = known_map.get(tag.lower(), tag)
         end = m.start(1) + len(tag)
-        found.append((tag, _Span(m.start(), end), f"'#{tag}'"))
+        found.append((tag, Span(m.start(), end), f"'#{tag}'"))
     for m in _TAGGED.finditer(q):
         word = m.group(1)
         if word.lower() in known_map:
-            found.append((known_map[word.lower()], _Span(m.start(), m.end()), f"{m.group(0)!r}"))
+            found.append((known_map[word.lower()], Span(m.start(), m.end()), f"{m.group(0)!r}"))
     return found, [s for _, s, _ in found]
 
 
 # ------------------------------------------------------------------------------- vaults
-def _find_vaults(q: str, known: Collection[str]) -> list[tuple[str, _Span, str]]:
-    out: list[tuple[str, _Span, str]] = []
+def _find_vaults(q: str, known: Collection[str]) -> list[tuple[str, Span, str]]:
+    out: list[tuple[str, Span, str]] = []
     for v in sorted(known, key=len, reverse=True):
         name = re.escape(v)
         patterns = [
@@ -292,174 +271,18 @@ def _find_vaults(q: str, known: Collection[str]) -> list[tuple[str, _Span, str]]
         for pat in patterns:
             m = re.search(pat, q, re.IGNORECASE)
             if m and not any(s.start <= m.start() < s.end for _, s, _ in out):
-                out.append((v, _Span(m.start(), m.end()), m.group(0).strip()))
+                out.append((v, Span(m.start(), m.end()), m.group(0).strip()))
                 break
     return out
 
 
-# ------------------------------------------------------------------------------- dates
+# ------------------------------------------------------------------------------- cues
 def _has_cue(q: str, lang: str) -> bool:
     return bool(_CUE_EN.search(q) or _CUE_I.search(q) or _CUE_JA.search(q))
 
 
-def _month_end(y: int, m: int) -> date:
-    return date(y, m, calendar.monthrange(y, m)[1])
-
-
-def _shift_months(d: date, months: int) -> date:
-    y, m = divmod(d.year * 12 + (d.month - 1) + months, 12)
-    return date(y, m + 1, 1)
-
-
-def _last_month_named(m: int, today: date) -> int:
-    """Year of the latest month ``m`` that is not in the future ("in March" said in May)."""
-    return today.year if m <= today.month else today.year - 1
-
-
-def _find_periods(q: str, today: date) -> list[_Period]:
-    """Every date phrase with its period; overlapping matches keep the first, longest pattern."""
-    found: list[_Period] = []
-    taken: list[_Span] = []
-
-    def add(m: re.Match[str], start: date | None, end: date | None) -> None:
-        span = _Span(m.start(), m.end())
-        if any(not (span.end <= s.start or span.start >= s.end) for s in taken):
-            return
-        taken.append(span)
-        found.append(_Period(start, end, m.group(0).strip(), span))
-
-    def ym(y: str, mo: str) -> tuple[int, int] | None:
-        yi, mi = int(y), int(mo)
-        return (yi, mi) if 1 <= mi <= 12 else None
-
-    def safe_date(y: int, mo: int, d: int) -> date | None:
-        try:
-            return date(y, mo, d)
-        except ValueError:
-            return None
-
-    flags = re.IGNORECASE
-    # --- ranges first (they contain single dates)
-    for m in re.finditer(rf"{_YEAR}\s*年?\s*(?:から|〜|~|-|–)\s*{_YEAR}\s*年(?:まで)?", q):
-        a, b = int(m.group(1)), int(m.group(2))
-        if a <= b:
-            add(m, date(a, 1, 1), date(b, 12, 31))
-    for m in re.finditer(rf"\b(?:between|from)\s+{_YEAR}\s+(?:and|to|until|-)\s+{_YEAR}\b", q, flags):
-        a, b = int(m.group(1)), int(m.group(2))
-        if a <= b:
-            add(m, date(a, 1, 1), date(b, 12, 31))
-    # --- full dates
-    for m in re.finditer(rf"(?<!\d){_YEAR}\s*(?:年|[-/.])\s*(\d{{1,2}})\s*(?:月|[-/.])\s*(\d{{1,2}})\s*日?(?!\d)", q):
-        d = safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        if d:
-            add(m, d, d)
-    for m in re.finditer(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", q, flags):
-        d = safe_date(int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2)))
-        if d:
-            add(m, d, d)
-    for m in re.finditer(rf"\b(\d{{1,2}})\s+({_MONTH_RE})\.?\s+{_YEAR}\b", q, flags):
-        d = safe_date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
-        if d:
-            add(m, d, d)
-    # --- open-ended: since / after / before / until, JA 以降 / 以前 / より前 / まで / から
-    month_or_year = rf"(?:({_MONTH_RE})\.?\s+)?{_YEAR}"
-    for m in re.finditer(rf"\b(since|after|before|until|till|prior\s+to)\s+{month_or_year}\b", q, flags):
-        word, mon, y = m.group(1).lower(), m.group(2), int(m.group(3))
-        mi = _MONTHS[mon.lower()] if mon else None
-        first = date(y, mi or 1, 1)
-        last = _month_end(y, mi) if mi else date(y, 12, 31)
-        if word == "since":
-            add(m, first, None)
-        elif word == "after":
-            add(m, last + timedelta(days=1), None)
-        elif word in {"until", "till"}:
-            add(m, None, last)
-        else:
-            add(m, None, first - timedelta(days=1))
-    for m in re.finditer(rf"{_YEAR}\s*年\s*(?:(\d{{1,2}})\s*月\s*)?(以降|以後|から|より後|以前|より前|まで)", q):
-        y, mo, word = int(m.group(1)), m.group(2), m.group(3)
-        mi = int(mo) if mo and 1 <= int(mo) <= 12 else None
-        first = date(y, mi or 1, 1)
-        last = _month_end(y, mi) if mi else date(y, 12, 31)
-        if word in {"以降", "以後", "から"}:
-            add(m, first, None)
-        elif word == "より後":
-            add(m, last + timedelta(days=1), None)
-        elif word in {"以前", "まで"}:
-            add(m, None, last)
-        else:
-            add(m, None, first - timedelta(days=1))
-    # --- a month of a year
-    for m in re.finditer(rf"(?<!\d){_YEAR}\s*年\s*(\d{{1,2}})\s*月", q):
-        r = ym(m.group(1), m.group(2))
-        if r:
-            add(m, date(r[0], r[1], 1), _month_end(*r))
-    for m in re.finditer(rf"(?<!\d){_YEAR}-(\d{{2}})(?![\d-])", q):
-        r = ym(m.group(1), m.group(2))
-        if r:
-            add(m, date(r[0], r[1], 1), _month_end(*r))
-    for m in re.finditer(rf"\b({_MONTH_RE})\.?,?\s+(?:of\s+)?{_YEAR}\b", q, flags):
-        y, mi = int(m.group(2)), _MONTHS[m.group(1).lower()]
-        add(m, date(y, mi, 1), _month_end(y, mi))
-    # --- a year
-    for m in re.finditer(rf"(?<!\d){_YEAR}\s*年(?!\s*\d|代|間|生|前|後)", q):
-        y = int(m.group(1))
-        add(m, date(y, 1, 1), date(y, 12, 31))
-    for m in re.finditer(rf"\b(?:in|from|during|of|for)\s+(?:the\s+year\s+)?{_YEAR}\b(?![-–/,.]\d)", q, flags):
-        y = int(m.group(1))
-        add(m, date(y, 1, 1), date(y, 12, 31))
-    # --- relative periods
-    this_monday = today - timedelta(days=today.weekday() - _WEEKDAY_MONDAY)
-    relative: list[tuple[str, date, date]] = [
-        (r"\btoday\b|今日|本日", today, today),
-        (r"\byesterday\b|昨日", today - timedelta(days=1), today - timedelta(days=1)),
-        (r"\blast\s+week\b|先週", this_monday - timedelta(days=7), this_monday - timedelta(days=1)),
-        (r"\bthis\s+week\b|今週", this_monday, today),
-        (
-            r"\blast\s+month\b|先月",
-            _shift_months(today, -1),
-            _shift_months(today, 0) - timedelta(days=1),
-        ),
-        (r"\bthis\s+month\b|今月", _shift_months(today, 0), today),
-        (r"\blast\s+year\b|去年|昨年|前年", date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)),
-        (r"\bthis\s+year\b|今年|本年", date(today.year, 1, 1), today),
-        (r"\brecent(?:ly)?\b|\blately\b|最近|近頃|この頃", today - timedelta(days=30), today),
-    ]
-    for pat, start, end in relative:
-        for m in re.finditer(pat, q, flags):
-            add(m, start, end)
-    units = {"day": 1, "日": 1, "week": 7, "週": 7, "週間": 7}
-    for m in re.finditer(r"\b(?:in\s+the\s+)?(?:last|past)\s+(\d{1,3})\s+(day|week|month|year)s?\b", q, flags):
-        n, unit = int(m.group(1)), m.group(2).lower()
-        add(m, _ago(today, n, unit, units), today)
-    for m in re.finditer(r"(?:過去|ここ|直近)\s*(\d{1,3})\s*(日|週間|週|か月|ヶ月|カ月|ヵ月|ケ月|年)(?:間)?", q):
-        n, unit = int(m.group(1)), m.group(2)
-        unit = "month" if "月" in unit else ("year" if unit == "年" else unit)
-        add(m, _ago(today, n, unit, units), today)
-    # --- a month without a year ("in March", 「3月の」): the latest such month so far
-    for m in re.finditer(rf"\b(?:in|during|from)\s+({_MONTH_RE})\b(?!\s*\d)", q, flags):
-        mi = _MONTHS[m.group(1).lower()]
-        y = _last_month_named(mi, today)
-        add(m, date(y, mi, 1), _month_end(y, mi))
-    for m in re.finditer(r"(?<![\d年/-])(\d{1,2})\s*月(?!\s*\d|\s*日)", q):
-        mi = int(m.group(1))
-        if 1 <= mi <= 12:
-            y = _last_month_named(mi, today)
-            add(m, date(y, mi, 1), _month_end(y, mi))
-    return sorted(found, key=lambda p: p.span.start)
-
-
-def _ago(today: date, n: int, unit: str, units: dict[str, int]) -> date:
-    if unit == "month":
-        y, mo = divmod(today.year * 12 + today.month - 1 - n, 12)
-        return date(y, mo + 1, min(today.day, calendar.monthrange(y, mo + 1)[1]))
-    if unit == "year":
-        return date(today.year - n, today.month, min(today.day, calendar.monthrange(today.year - n, today.month)[1]))
-    return today - timedelta(days=n * units[unit])
-
-
 # ------------------------------------------------------------------------------- text
-def _cut(q: str, spans: list[_Span]) -> str:
+def _cut(q: str, spans: list[Span]) -> str:
     """The question without the filter phrases, tidied (no dangling particles or prepositions)."""
     if not spans:
         return q

@@ -16,7 +16,8 @@ from typing import Any
 
 from components.ingestion.chunker import chunk_document
 from components.ingestion.documents import Document
-from components.ingestion.loaders import Failure, discover, load_file
+from components.ingestion.loaders import discover, load_file
+from components.ingestion.loaders.source import Failure
 from components.models.embedders import Embedder
 from components.stores.qdrant import DocState, QdrantIndex, chunk_payload
 
@@ -54,7 +55,7 @@ STATE_BATCH = 512
 
 def parse_sources(files: list[dict[str, str | None]], states: States) -> ParseResult:
     """Parse every file, keep only documents whose content differs from what is indexed."""
-    from components.ingestion.loaders import SourceFile
+    from components.ingestion.loaders.source import SourceFile
 
     out = ParseResult()
     seen: set[str] = set()

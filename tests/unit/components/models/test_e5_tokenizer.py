@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from components.models.e5_torch import META, E5File, E5Tokenizer
+from components.models.e5_file import E5File
+from components.models.e5_tokenizer import META, E5Tokenizer
 
 # id: 0 <s>, 1 <pad>, 2 </s>, 3 <unk> (score 0: the best piece there is, were it ever matched)
 PIECES = ["<s>", "<pad>", "</s>", "<unk>", META, "a", "b", "c", "ab", "bc", *"<>/unkspd"]
