@@ -2,7 +2,7 @@
 
 Injection checks are curated patterns (English and Japanese) in ``patterns.py``; personal data
 is found by Presidio with spaCy pipelines for English and Japanese plus pattern recognizers
-(``pii.py``), and replaced by ``<ENTITY_TYPE>`` placeholders. NeMo Guardrails runs both as its
+(``pii/``), and replaced by ``<ENTITY_TYPE>`` placeholders. NeMo Guardrails runs both as its
 rails' actions (``rails.py``). What the guardrails decide (limits, what blocks, what is
 redacted or kept out of the cache) is ``policy.py``.
 """

@@ -1,5 +1,5 @@
 """Check digits that tell an identifier from a number that merely looks like one: payment cards
-(Luhn) and the Japanese individual number (マイナンバー). Presidio's recognizers in ``pii.py``
+(Luhn) and the Japanese individual number (マイナンバー). Presidio's recognizers in ``pii/``
 report a match only when its checksum holds, which keeps order numbers and timestamps out of
 the redactions."""
 
