@@ -108,7 +108,9 @@ def test_slow_server_is_cut_at_the_llm_timeout(server: tuple[str, Behaviour]) ->
 
 def test_server_errors_open_the_breaker_then_a_trial_closes_it(server: tuple[str, Behaviour]) -> None:
     url, behaviour = server
-    breakers = Breakers(fail_max=5, reset=0.3)
+    # reset: long enough that a loaded machine does not reach the half-open trial between the
+    # fifth failure and the call that must fail fast (0.3 s did, beside four other test runs)
+    breakers = Breakers(fail_max=5, reset=1.0)
     models = ChatModels(chat_settings(url), breakers=breakers)
     behaviour.fail_next = 5
     for _ in range(5):
@@ -125,7 +127,7 @@ def test_server_errors_open_the_breaker_then_a_trial_closes_it(server: tuple[str
     assert len(behaviour.chat_requests) == reached, "calls fail fast without reaching the server"
     assert not models.available("generator")
 
-    time.sleep(0.35)
+    time.sleep(1.05)
     assert models.available("generator")
     assert asyncio.run(models.generate("generator", q("back?"))).content == "echo: back?"
     assert breakers.states()["llm"] == "closed"
