@@ -18,11 +18,12 @@ import asyncio
 import logging
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AsyncExitStack
-from dataclasses import asdict, dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, TextIO
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO, cast
 
+from cli.dispatch import OnEvent, Request, ignore
 from cli.output import err_console, print_json
 from components.resilience.errors import QueryError, RAGError
 
@@ -113,16 +114,58 @@ class Turn:
         )
 
 
-def ask_request(turn: Turn, thread_id: str, *, stream: bool = False) -> dict[str, Any]:
-    """The arguments of an ``ask`` sent to `rag serve` (``turn_of`` reads them back there)."""
-    return {"turn": asdict(turn), "thread_id": thread_id, "stream": stream}
+@dataclass(frozen=True)
+class Ask(Request):
+    """One turn in a thread, sent whole to `rag serve` (``rag ask``, each turn of ``chat`` and ``:ask``)."""
+
+    command: ClassVar[str] = "ask"
+
+    turn: Turn
+    thread_id: str
+    #: the answer's tokens come as events while it is generated
+    stream: bool = False
+
+    @classmethod
+    def of(cls, args: Mapping[str, Any]) -> Ask:
+        """The request of ``args`` (JSON turned the turn's tuple of groups into a list)."""
+        known = {f.name for f in fields(Turn)}
+        turn = Turn(**{k: v for k, v in dict(args.get("turn") or {}).items() if k in known})
+        turn = replace(turn, groups=tuple(turn.groups), filters=dict(turn.filters))
+        return cls(turn=turn, thread_id=str(args["thread_id"]), stream=bool(args.get("stream")))
+
+    async def run(self, graph: Any, on_event: OnEvent = ignore) -> dict[str, Any]:
+        """The turn through the Q&A graph: what ``present`` reads of its output."""
+        sink = cast(TextIO, TokenSink(on_event)) if self.stream else None
+        return answer_fields(await run_turn(graph, self.turn, self.thread_id, stream_to=sink))
+
+    def here(self, c: Components, on_event: OnEvent = ignore) -> dict[str, Any]:
+        from components.retrieval.filters import SearchFilters
+        from graph.threads import open_rag_graph
+
+        if not self.turn.question.strip():
+            raise QueryError('the question is empty: ask something, e.g. rag ask "When should I water the monstera?"')
+        SearchFilters.parse(self.turn.filters)  # a bad --from is the caller's mistake: say so before loading models
+
+        async def go() -> dict[str, Any]:
+            async with open_rag_graph(c) as graph:
+                return await self.run(graph, on_event)
+
+        return asyncio.run(go())
 
 
-def turn_of(args: dict[str, Any]) -> Turn:
-    """The turn of an ``ask_request`` (JSON turned its tuple of groups into a list)."""
-    known = {f.name for f in fields(Turn)}
-    turn = Turn(**{k: v for k, v in dict(args.get("turn") or {}).items() if k in known})
-    return replace(turn, groups=tuple(turn.groups), filters=dict(turn.filters))
+class TokenSink:
+    """A text stream for ``TokenPrinter`` whose writes become token events (``dispatch.tokens_to`` prints them)."""
+
+    def __init__(self, on_event: OnEvent) -> None:
+        self.on_event = on_event
+
+    def write(self, text: str) -> int:
+        if text:
+            self.on_event({"event": "token", "text": text})
+        return len(text)
+
+    def flush(self) -> None:
+        return None
 
 
 class TokenPrinter:
@@ -242,34 +285,6 @@ def thread_hint(thread_id: str) -> str:
 
 
 # ---------------------------------------------------------------- commands
-def ask(
-    c: Components,
-    turn: Turn,
-    *,
-    thread_id: str | None,
-    as_json: bool = False,
-    stream: bool = False,
-    out: TextIO | None = None,
-) -> dict[str, Any]:
-    """``rag ask``: one question in a (new or given) thread; prints the answer and returns the run's output."""
-    from components.retrieval.filters import SearchFilters
-    from graph.threads import open_rag_graph
-
-    if not turn.question.strip():
-        raise QueryError('the question is empty: ask something, e.g. rag ask "When should I water the monstera?"')
-    SearchFilters.parse(turn.filters)  # a bad --from is the caller's mistake: say so before loading models
-    sink = out or sys.stdout
-    tid = thread_id or new_thread_id()
-
-    async def go() -> dict[str, Any]:
-        async with open_rag_graph(c) as graph:
-            return await run_turn(graph, turn, tid, stream_to=sink if stream and not as_json else None)
-
-    result = asyncio.run(go())
-    present(result, tid, turn, as_json=as_json, streamed=stream, out=sink)
-    return result
-
-
 def answer_fields(out: dict[str, Any]) -> dict[str, Any]:
     """What ``present`` reads of a run's output: the ``--json`` keys and the debug ones (JSON-safe)."""
     return {k: out.get(k) for k in (*JSON_KEYS, *DEBUG_KEYS)}
@@ -359,12 +374,12 @@ def chat(
 
 
 def profile(c: Components, user_id: str, filters: dict[str, Any], *, clear: bool = False) -> dict[str, Any]:
-    """``rag profile``: set (replace), clear or show a user's default filters; returns what is stored now."""
+    """``rag profile``: set (replace), clear or show a user's default filters; returns what is stored now.
+
+    The command has refused an empty user id (a usage error) before this runs."""
     from components.retrieval.filters import SearchFilters
     from graph.threads import delete_profile, open_store, read_profile, threads_location, write_profile
 
-    if not user_id.strip():
-        raise QueryError("the user id is empty")
     if filters and clear:
         raise QueryError("--clear removes the profile; give either --clear or filters, not both")
     SearchFilters.parse(filters)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.progress import (
     BarColumn,
@@ -20,6 +22,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from cli.dispatch import OnEvent, Request, ignore
 from cli.output import console, err_console, print_json
 
 if TYPE_CHECKING:  # the graph and the components load in `rag serve` when it ingests
@@ -72,6 +75,35 @@ async def ingest_report(
         else:
             on_progress(dict(chunk))
     return {k: result.get(k) for k in SUMMARY_KEYS}
+
+
+@dataclass(frozen=True)
+class IngestRequest(Request):
+    """``rag ingest``'s arguments; its progress comes as ``{"event": "progress", "data": ...}`` events."""
+
+    command: ClassVar[str] = "ingest"
+
+    paths: tuple[str, ...]
+    prune: bool = False
+    collection: str | None = None
+    sentence_vectors: bool = True
+
+    def args(self) -> dict[str, Any]:
+        # the server's working folder is not ours
+        return {**super().args(), "paths": [str(Path(p).expanduser().absolute()) for p in self.paths]}
+
+    async def run(self, c: Components, on_event: OnEvent = ignore) -> dict[str, Any]:
+        return await ingest_report(
+            c,
+            list(self.paths),
+            prune=self.prune,
+            collection=self.collection,
+            sentence_vectors=self.sentence_vectors,
+            on_progress=lambda data: on_event({"event": "progress", "data": data}),
+        )
+
+    def here(self, c: Components, on_event: OnEvent = ignore) -> dict[str, Any]:
+        return asyncio.run(self.run(c, on_event))
 
 
 class RateColumn(ProgressColumn):
@@ -170,23 +202,6 @@ def summary(report: dict[str, Any], *, as_json: bool) -> None:
     console.print(t)
     for f in report["failures"] or []:
         console.print(f"[red]failed[/] {f['source']}: {f['reason']}", highlight=False)
-
-
-def ingest(
-    c: Components,
-    paths: list[str],
-    *,
-    prune: bool,
-    collection: str | None,
-    as_json: bool,
-    sentence_vectors: bool = True,
-) -> int:
-    report = asyncio.run(
-        run_ingest(
-            c, paths, prune=prune, collection=collection, show_progress=not as_json, sentence_vectors=sentence_vectors
-        )
-    )
-    return finish(report, as_json=as_json)
 
 
 def finish(report: dict[str, Any], *, as_json: bool) -> int:

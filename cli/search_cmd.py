@@ -1,4 +1,4 @@
-"""``rag search`` / ``rag similar``: filters from options, output formats, the batch contract."""
+"""``rag search`` / ``rag similar``: the search request, filters from options, saving, the batch contract."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import re
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from cli.dispatch import OnEvent, Request, ignore
 from cli.search_formats import EXTENSIONS
 from components.resilience.errors import QueryError
 
@@ -92,11 +94,80 @@ def build_filters(
     return {k: v for k, v in f.items() if v not in (None, [])}
 
 
-def search_request(
-    payload: dict[str, Any], collection: str | None, groups: Sequence[str] = (), min_score: float | None = None
-) -> dict[str, Any]:
-    """The arguments of a ``search`` sent to `rag serve`: ``run_search``'s, by name."""
-    return {"payload": payload, "collection": collection, "groups": list(groups), "min_score": min_score}
+@dataclass(frozen=True)
+class SearchRequest(Request):
+    """One search: the graph's input and the Context knobs it sets, sent whole to `rag serve`.
+
+    `rag search`, `rag similar`, each search of `rag search -i` and each ranking of ``--batch`` is one
+    of these. A new knob of the run is a field here, applied in ``context``, and the option of
+    `rag search` that sets it; the server, the search loop and the batch take it from the request.
+    """
+
+    command: ClassVar[str] = "search"
+
+    question: str = ""
+    top_k: int = 10
+    filters: dict[str, Any] = field(default_factory=dict)
+    debug: bool = False
+    group_by_document: bool = False
+    #: other phrasings searched together with the question (``--also``)
+    queries: tuple[str, ...] = ()
+    #: documents similar to this one (``rag similar``; the question may then be empty)
+    similar_to: str = ""
+    # the run's Context: these replace the base Context's; a knob left None keeps the base's value
+    collection: str = ""
+    groups: tuple[str, ...] = ()
+    min_score: float | None = None
+
+    def graph_input(self) -> dict[str, Any]:
+        return {
+            "mode": "search",
+            "question": self.question,
+            "top_k": self.top_k,
+            "filters": dict(self.filters),
+            "debug": self.debug,
+            "group_by_document": self.group_by_document,
+            "queries": list(self.queries),
+            "similar_to": self.similar_to,
+        }
+
+    def context(self, base: Context | None = None) -> Context:
+        """``base`` (a default Context when None) with this request's knobs."""
+        from graph.context import Context
+
+        ctx = dataclasses.replace(base or Context(), collection=self.collection, access_groups=tuple(self.groups))
+        knobs: dict[str, Any] = {"min_score": self.min_score}
+        return dataclasses.replace(ctx, **{k: v for k, v in knobs.items() if v is not None})
+
+    async def run(self, graph: Any, base: Context | None = None) -> dict[str, Any]:
+        """The search through the compiled graph: its output, with the total time in ``timings_ms``."""
+        t0 = time.perf_counter()
+        out: dict[str, Any] = await graph.ainvoke(self.graph_input(), context=self.context(base))
+        timings = dict(out.get("timings_ms") or {})
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        out["timings_ms"] = {k: round(v, 2) for k, v in timings.items()}
+        return out
+
+    def report(self, out: dict[str, Any]) -> dict[str, Any]:
+        """What every format renders: the query, results, total, timings, filters, warnings (and debug)."""
+        report = {
+            "query": self.question,
+            "results": out.get("results") or [],
+            "total": out.get("total", 0),
+            "timings_ms": out.get("timings_ms"),
+            "filters": dict(self.filters),
+            "warnings": out.get("warnings") or [],
+        }
+        if self.similar_to:
+            report["similar_to"] = self.similar_to
+        if out.get("debug_info"):
+            report["debug"] = out["debug_info"]
+        return report
+
+    def here(self, c: Components, on_event: OnEvent = ignore) -> dict[str, Any]:
+        from graph.rag import build_rag_graph
+
+        return self.report(asyncio.run(self.run(build_rag_graph(c))))
 
 
 async def run_search(
@@ -108,50 +179,10 @@ async def run_search(
     *,
     context: Context | None = None,
 ) -> dict[str, Any]:
-    """One search through the compiled graph. ``context``: the run's other knobs (fusion,
-    retrievers ...); the collection, groups and minimum given here replace its own."""
-    from graph.context import Context
-
-    t0 = time.perf_counter()
-    ctx = dataclasses.replace(context or Context(), collection=collection or "", access_groups=tuple(groups))
-    if min_score is not None:
-        ctx = dataclasses.replace(ctx, min_score=min_score)
-    out: dict[str, Any] = await graph.ainvoke({"mode": "search", **payload}, context=ctx)
-    timings = dict(out.get("timings_ms") or {})
-    timings["total"] = (time.perf_counter() - t0) * 1000
-    out["timings_ms"] = {k: round(v, 2) for k, v in timings.items()}
-    return out
-
-
-def search(
-    c: Components,
-    payload: dict[str, Any],
-    collection: str | None,
-    groups: Sequence[str] = (),
-    min_score: float | None = None,
-) -> dict[str, Any]:
-    from graph.rag import build_rag_graph
-
-    graph = build_rag_graph(c)
-    out = asyncio.run(run_search(graph, payload, collection, groups, min_score))
-    return report_of(out, payload)
-
-
-def report_of(out: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    """What every format renders: the query, results, total, timings, filters, warnings (and debug)."""
-    report = {
-        "query": payload.get("question") or "",
-        "results": out.get("results") or [],
-        "total": out.get("total", 0),
-        "timings_ms": out.get("timings_ms"),
-        "filters": payload.get("filters") or {},
-        "warnings": out.get("warnings") or [],
-    }
-    if payload.get("similar_to"):
-        report["similar_to"] = payload["similar_to"]
-    if out.get("debug_info"):
-        report["debug"] = out["debug_info"]
-    return report
+    """``SearchRequest.run`` for a payload of graph-input fields, as the calibration script
+    (``evals.calibrate_nonllm``) searches; ``context``: the run's other knobs."""
+    request = SearchRequest(**payload, collection=collection or "", groups=tuple(groups), min_score=min_score)
+    return await request.run(graph, context)
 
 
 # ---------------------------------------------------------------- save
@@ -196,8 +227,16 @@ async def rank_documents(
 
     ctx = context or Context()
     ctx = dataclasses.replace(ctx, candidates=max(ctx.candidates, min(1000, 5 * k)))
-    payload = {"question": text, "top_k": k, "filters": filters or {}, "group_by_document": True}
-    out = await run_search(graph, payload, collection, groups, min_score=0.0, context=ctx)
+    request = SearchRequest(
+        question=text,
+        top_k=k,
+        filters=filters or {},
+        group_by_document=True,
+        collection=collection or "",
+        groups=tuple(groups),
+        min_score=0.0,
+    )
+    out = await request.run(graph, ctx)
     return [
         {
             "doc_id": g["doc_id"],
@@ -223,24 +262,26 @@ def read_queries(queries_file: Path) -> list[tuple[str, str]]:
     return out
 
 
-def batch(
-    c: Components,
-    queries_file: Path,
-    *,
-    k: int,
-    filters: dict[str, Any],
-    collection: str | None,
-    groups: Sequence[str] = (),
-) -> int:
-    """The evaluation contract: one JSON line per query with up to k distinct documents (``rank_documents``)."""
+def batch(c: Components, queries_file: Path, request: SearchRequest) -> int:
+    """The evaluation contract: one JSON line per query with up to ``request.top_k`` distinct
+    documents (``rank_documents``), under the request's filters and knobs but no minimum score."""
     from graph.rag import build_rag_graph
 
     graph = build_rag_graph(c)
     queries = read_queries(queries_file)
+    knobs = request.context()
 
     async def run_all() -> None:
         for qid, text in queries:
-            docs = await rank_documents(graph, text, k=k, filters=filters, collection=collection, groups=groups)
+            docs = await rank_documents(
+                graph,
+                text,
+                k=request.top_k,
+                filters=request.filters,
+                collection=request.collection,
+                groups=request.groups,
+                context=knobs,
+            )
             sys.stdout.write(json.dumps({"query_id": qid, "results": docs}, ensure_ascii=False) + "\n")
 
     asyncio.run(run_all())

@@ -17,22 +17,20 @@ import logging
 import shlex
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from cli.ask_cmd import EXITS, Turn, ask_request, new_thread_id, prompt_lines, render_details, run_turn
+from cli.ask_cmd import EXITS, Ask, Turn, new_thread_id, prompt_lines, render_details, run_turn
+from cli.dispatch import Remote
 from cli.output import err_console
-from cli.search_cmd import build_filters, report_of, run_search, search_request
+from cli.search_cmd import SearchRequest, build_filters
 from cli.search_formats import FORMATS, render
 from components.resilience.errors import QueryError, RAGError
 from components.retrieval.filters import SearchFilters
 
 if TYPE_CHECKING:
     from components.factory import Components
-
-#: a running `rag serve`: (command, args) -> its result (raises RAGError when it no longer answers)
-Remote = Callable[[str, dict[str, Any]], Any]
 
 log = logging.getLogger(__name__)
 
@@ -103,17 +101,14 @@ def _readline() -> Any:
 
 @dataclass
 class Shell:
-    """The loop's state: options of ``build_filters``, output settings and the last results."""
+    """The loop's state: options of ``build_filters``, the request each search starts from (its
+    knobs: results, least score, grouping, collection, access groups), output settings and the last results."""
 
     c: Components | None
     data_dir: Path
     options: dict[str, Any] = field(default_factory=dict)
-    top_k: int = 10
-    min_score: float | None = None
+    request: SearchRequest = field(default_factory=SearchRequest)
     fmt: str = "brief"
-    group: bool = False
-    collection: str | None = None
-    groups: tuple[str, ...] = ()
     last: dict[str, Any] | None = None
     thread_id: str = field(default_factory=new_thread_id)
 
@@ -160,11 +155,25 @@ class Shell:
             raise QueryError(f":show needs a result number from 1 to {len(rows)}" if rows else "no results yet")
         return render({**(self.last or {}), "results": [rows[int(number) - 1]]}, "text")
 
-    def payload(self, query: str) -> dict[str, Any]:
-        return {"question": query, "top_k": self.top_k, "filters": self.filters(), "group_by_document": self.group}
+    def search(self, query: str) -> SearchRequest:
+        return replace(self.request, question=query, filters=self.filters())
 
     def last_documents(self) -> list[str]:
         return list(dict.fromkeys(str(r["doc_id"]) for r in (self.last or {}).get("results") or [] if r.get("doc_id")))
+
+
+def reader(first: str, out: TextIO) -> Callable[[str], str]:
+    """The loop's ``read``: ``first`` (the query given on the command line, if any) is the first search."""
+    lines = iter([first] if first.strip() else [])
+
+    def read(prompt: str) -> str:
+        line = next(lines, None)
+        if line is not None:
+            out.write(prompt + line + "\n")
+            return line
+        return input(prompt)
+
+    return read
 
 
 def shell(
@@ -213,7 +222,7 @@ def shell(
                         if name == "ask":
                             turn = _ask_turn(state, arg)
                             if remote is not None:
-                                result = remote("ask", ask_request(turn, state.thread_id))
+                                result = remote("ask", Ask(turn, state.thread_id).args())
                             else:
                                 result = runner.run(run_turn(graph("qa"), turn, state.thread_id))
                             out.write(
@@ -223,15 +232,11 @@ def shell(
                             out.write(_command(state, history, name, arg) + "\n")
                         out.flush()
                         continue
-                    payload = state.payload(line)
+                    request = state.search(line)
                     if remote is not None:
-                        request = search_request(payload, state.collection, state.groups, state.min_score)
-                        state.last = remote("search", request)
+                        state.last = remote("search", request.args())
                     else:
-                        found = runner.run(
-                            run_search(graph("search"), payload, state.collection, state.groups, state.min_score)
-                        )
-                        state.last = report_of(found, payload)
+                        state.last = request.report(runner.run(request.run(graph("search"))))
                     out.write(render(state.last or {}, state.fmt))
                     out.flush()
                 except RAGError as e:
@@ -258,13 +263,13 @@ def _command(state: Shell, history: History, name: str, arg: str) -> str:
     if name == "show":
         return state.result(arg).rstrip()
     if name == "group":
-        state.group = not state.group
-        return "results: one per document" if state.group else "results: one per chunk"
+        state.request = replace(state.request, group_by_document=not state.request.group_by_document)
+        return "results: one per document" if state.request.group_by_document else "results: one per chunk"
     if name == "k":
         if not arg.isdigit() or not 1 <= int(arg) <= 1000:
             raise QueryError(":k needs a number of results from 1 to 1000")
-        state.top_k = int(arg)
-        return f"results per search: {state.top_k}"
+        state.request = replace(state.request, top_k=int(arg))
+        return f"results per search: {state.request.top_k}"
     if name == "min":
         try:
             score = float(arg)
@@ -274,7 +279,7 @@ def _command(state: Shell, history: History, name: str, arg: str) -> str:
             raise QueryError(
                 ":min needs a score from 0 to 1 (0 shows the closest chunks even when none looks relevant)"
             )
-        state.min_score = score
+        state.request = replace(state.request, min_score=score)
         return f"least score: {score}"
     if name == "format":
         if arg not in FORMATS:
@@ -305,7 +310,7 @@ def _ask_turn(state: Shell, question: str) -> Turn:
     return Turn(
         question=question or str((state.last or {}).get("query") or ""),
         filters={"doc_ids": docs},
-        top_k=min(5, len(docs)) if state.group else 5,
-        collection=state.collection or "",
-        groups=state.groups,
+        top_k=min(5, len(docs)) if state.request.group_by_document else 5,
+        collection=state.request.collection,
+        groups=tuple(state.request.groups),
     )

@@ -23,8 +23,9 @@ import os
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any
 
+from cli.dispatch import ignore
 from cli.server_link import MAX_REQUEST_BYTES, PROTOCOL, encode, fingerprint, listening, socket_path
 from components.resilience.errors import CollectionNotFound, QueryError, RAGError
 
@@ -102,7 +103,7 @@ class Server:
     async def _warm_up(self) -> None:
         """Run one search, which loads the store, the model, the rails and BM25."""
         try:
-            await self.search({"payload": {"question": WARM_UP_QUERY, "top_k": 1}}, _ignore)
+            await self.search({"question": WARM_UP_QUERY, "top_k": 1}, ignore)
         except CollectionNotFound as e:  # nothing ingested yet: still worth serving (status, ingest)
             log.info("warm-up search skipped: %s", e)
             await asyncio.to_thread(self.c.embedder.warm_up)
@@ -165,51 +166,34 @@ class Server:
                 writer.close()
                 await writer.wait_closed()
 
+    # each handler rebuilds the command's request (``cli.dispatch.Request``) and runs it on what is loaded
     async def search(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
-        from cli.search_cmd import report_of, run_search
+        from cli.search_cmd import SearchRequest
 
-        payload = dict(args.get("payload") or {})
-        out = await run_search(
-            self.search_graph, payload, args.get("collection"), args.get("groups") or (), args.get("min_score")
-        )
-        return report_of(out, payload)
+        request = SearchRequest.of(args)
+        return request.report(await request.run(self.search_graph))
 
     async def show(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
-        from cli.show_cmd import document
+        from cli.show_cmd import ShowRequest
 
-        return await asyncio.to_thread(
-            document, self.c, str(args.get("doc_id") or ""), args.get("collection"), args.get("groups") or ()
-        )
+        return await asyncio.to_thread(ShowRequest.of(args).here, self.c)
 
     async def status(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
-        from cli.status_cmd import facets, gather
+        from cli.status_cmd import StatusRequest
 
-        collection = args.get("collection")
-        report = await asyncio.to_thread(gather, self.c, collection)
-        if args.get("facets") and report.get("exists"):
-            report["facets"] = await asyncio.to_thread(facets, self.c, collection, args.get("groups") or ())
+        report = await asyncio.to_thread(StatusRequest.of(args).here, self.c)
         report["server"] = self.describe()
         return report
 
     async def ask(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
-        from cli.ask_cmd import answer_fields, run_turn, turn_of
+        from cli.ask_cmd import Ask
 
-        turn = turn_of(args)
-        sink = cast(TextIO, _TokenSink(send)) if args.get("stream") else None
-        out = await run_turn(self.qa_graph, turn, str(args["thread_id"]), stream_to=sink)
-        return answer_fields(out)
+        return await Ask.of(args).run(self.qa_graph, send)
 
     async def ingest(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
-        from cli.ingest_cmd import ingest_report
+        from cli.ingest_cmd import IngestRequest
 
-        return await ingest_report(
-            self.c,
-            [str(p) for p in args.get("paths") or []],
-            prune=bool(args.get("prune")),
-            collection=args.get("collection"),
-            sentence_vectors=bool(args.get("sentence_vectors", True)),
-            on_progress=lambda data: send({"event": "progress", "data": data}),
-        )
+        return await IngestRequest.of(args).run(self.c, send)
 
     async def ping(self, args: dict[str, Any], send: Send) -> dict[str, Any]:
         """Whether a server for these settings answers (a chat asks before its first turn)."""
@@ -232,25 +216,6 @@ COMMANDS: dict[str, Handler] = {
     "ingest": Server.ingest,
     "ping": Server.ping,
 }
-
-
-class _TokenSink:
-    """A text stream for ``TokenPrinter`` whose writes go to the client as token events."""
-
-    def __init__(self, send: Send) -> None:
-        self.send = send
-
-    def write(self, text: str) -> int:
-        if text:
-            self.send({"event": "token", "text": text})
-        return len(text)
-
-    def flush(self) -> None:
-        return None
-
-
-def _ignore(message: dict[str, Any]) -> None:
-    return None
 
 
 def _read_request(line: bytes) -> dict[str, Any]:

@@ -36,7 +36,8 @@ from components.resilience.errors import RAGError
 if TYPE_CHECKING:
     from components.settings import Settings
 
-PROTOCOL = 1
+#: the shape of what commands send; a server of another installation refuses another version
+PROTOCOL = 2
 SOCKET_NAME = "serve.sock"
 #: sun_path holds 108 bytes with the terminating NUL
 MAX_SOCKET_PATH = 107

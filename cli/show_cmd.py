@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from cli.dispatch import OnEvent, Request, ignore
 from components.resilience.errors import UnknownDocument
 
 if TYPE_CHECKING:  # `rag show` forwarded to `rag serve` only renders here
@@ -51,6 +53,20 @@ def document(c: Components, doc_id: str, collection: str | None, groups: Sequenc
         for p in rows
     ]
     return out
+
+
+@dataclass(frozen=True)
+class ShowRequest(Request):
+    """``rag show``'s question: a document, in a collection, as these access groups see it."""
+
+    command: ClassVar[str] = "show"
+
+    doc_id: str
+    collection: str | None = None
+    groups: tuple[str, ...] = ()
+
+    def here(self, c: Components, on_event: OnEvent = ignore) -> dict[str, Any]:
+        return document(c, self.doc_id, self.collection, self.groups)
 
 
 def render(doc: dict[str, Any]) -> str:

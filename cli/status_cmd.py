@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.table import Table
 
+from cli.dispatch import OnEvent, Request, ignore
 from cli.output import console, print_json
 from components.resilience.errors import CollectionNotFound, LLMUnavailable
 
@@ -137,6 +139,23 @@ def facets(c: Components, collection: str | None, groups: Sequence[str] = ()) ->
     scope = access_scope(corpus, groups)
     counted = {name: corpus.documents_per_value(key, scope) for name, key in FACETS.items()}
     return {name: values for name, values in counted.items() if values}
+
+
+@dataclass(frozen=True)
+class StatusRequest(Request):
+    """``rag status``'s question: a collection, and with ``facets`` its values as ``groups`` see them."""
+
+    command: ClassVar[str] = "status"
+
+    collection: str | None = None
+    facets: bool = False
+    groups: tuple[str, ...] = ()
+
+    def here(self, c: Components, on_event: OnEvent = ignore) -> dict[str, Any]:
+        report = gather(c, self.collection)
+        if self.facets and report.get("exists"):
+            report["facets"] = facets(c, self.collection, self.groups)
+        return report
 
 
 def show(report: dict[str, Any], *, as_json: bool) -> None:

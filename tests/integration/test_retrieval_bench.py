@@ -89,7 +89,7 @@ def test_the_benchmark_ranks_as_rag_search_batch_does(
 
     c = Components(retrieval.make_settings(store, retrieval.collection_name(beir)))
     try:
-        assert search_cmd.batch(c, beir / "queries.jsonl", k=5, filters={}, collection=None) == len(QUERIES)
+        assert search_cmd.batch(c, beir / "queries.jsonl", search_cmd.SearchRequest(top_k=5)) == len(QUERIES)
     finally:
         c.close()
     batch = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -271,7 +271,7 @@ def test_bm25_failure_falls_back_to_dense(indexed: Any, monkeypatch: pytest.Monk
 @pytest.mark.parametrize("fmt", search_formats.FORMATS)
 def test_every_format_renders(indexed: Any, fmt: str) -> None:
     c, _ = indexed
-    report = search_cmd.search(c, {"question": "monstera watering", "top_k": 2, "debug": True}, None)
+    report = search_cmd.SearchRequest(question="monstera watering", top_k=2, debug=True).here(c)
     text = search_formats.render(report, fmt)
     first = report["results"][0]
     expected = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli.main import INGEST_FORMATS
+from cli.commands.index import INGEST_FORMATS
 from components.ingestion.loaders import LOADERS
 
 
