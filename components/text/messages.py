@@ -1,4 +1,5 @@
-"""What users read when the graph cannot give them an answer, in Japanese and English, defined once.
+"""What users read, defined once: the answers the graph gives itself when it cannot give one from
+the documents (in Japanese and English), and the warnings beside an answer.
 
 Prompts (what models read) live with the nodes that send them (``nodes/rag/prompts.py``);
 these are shown to people, and the graders recognise ``NO_INFO`` as "no answer".
@@ -64,6 +65,38 @@ NUMBERS_UNMET = {
     "the answer may be about another year or figure.",
 }
 """Beside an answer whose cited passages never state a number (a year, a date, a dose) the question names."""
+
+
+# --------------------------------------------------------------------------- warnings
+# A run's ``warnings`` say why an answer is what it is (where it came from, what was left out).
+# These are in English whatever the question's language; each is a ``str.format`` template.
+
+CACHE_HIT = "Answered from the cache (a similar question: {question!r})."
+
+ANSWERED_BY_EXTRACTION = "Answered by extraction: {why}."
+"""An earlier LLM call of this question timed out, so the rest of the run goes without the model."""
+
+LLM_UNAVAILABLE = "The language model is unavailable ({error}); answered by extraction."
+
+LLM_TIMED_OUT = "The language model did not answer in time ({error}); answered by extraction."
+
+QUESTION_BLOCKED = "The question was blocked by the input guardrail ({category})."
+
+SELF_CHECK_FAILED = "The LLM input check could not run ({why}); the non-LLM checks' verdict stands."
+
+ANSWER_WITHHELD = "The output guardrail withheld the answer: {flagged}."
+
+ANSWER_MASKED = "The output guardrail masked personal data not found in the sources ({kinds})."
+
+PASSAGE_WITHHELD = (
+    "A passage from {label!r} was withheld: it holds instructions aimed at the assistant (injection score {score:.2f})."
+)
+
+WEB_SEARCH_OFF = "The question looks like one for web search, which is off; searching the index instead."
+
+WEB_SEARCH_FAILED = "Web search failed ({why}); no answer could be sourced."
+
+RETRIED_WITHOUT_FILTERS = "Retried without the filters read from the question ({filters})."
 
 
 def pick(texts: dict[str, str], language: str) -> str:

@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import RAGError
+from components.text import messages
 from graph.context import Context
 from graph.routes import cache_text, cacheable
 from graph.state import RAGState
@@ -71,7 +72,7 @@ def make(c: Components) -> Node:
             **value,
             "trace": trace,
             "cache_hit": True,
-            "notes": [f"Answered from the cache (a similar question: {entry.question!r})."],
+            "notes": [messages.CACHE_HIT.format(question=entry.question)],
         }
 
     return check_cache

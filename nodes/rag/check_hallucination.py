@@ -17,6 +17,7 @@ from components.factory import Components
 from components.heuristics import grading
 from graph.context import Context
 from graph.state import HallucinationVerdict, RAGState
+from nodes.rag import prompts
 from nodes.rag.common import count_failure, judge, numbered
 from nodes.rag.generate_answer import passages_of
 from nodes.rag.schemas import HallucinationGrade
@@ -58,7 +59,7 @@ def make(c: Components) -> Node:
             schema=HallucinationGrade,
             messages=[
                 SystemMessage(ctx.hallucination_prompt.format(passages=numbered(texts))),
-                HumanMessage(f"Answer: {answer}"),
+                HumanMessage(prompts.HALLUCINATION_USER.format(answer=answer)),
             ],
             override=ctx.grader_model,
             from_llm=from_llm,

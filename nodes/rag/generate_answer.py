@@ -89,7 +89,7 @@ def make(c: Components) -> Node:
             else ""
         )
         if stalled:  # an earlier LLM call of this question timed out: say why the answer is extractive
-            notes.append(f"Answered by extraction: {stalled}.")
+            notes.append(messages.ANSWERED_BY_EXTRACTION.format(why=stalled))
         elif use_llm(c, ctx, "generator", ctx.generator_model, state=state) and passages:
             try:
                 examples = await asyncio.to_thread(_examples, c, ctx, question)
@@ -101,13 +101,13 @@ def make(c: Components) -> Node:
                 return {"answer": answer, "sources": cited_sources(answer, passages), "path": "llm", "examples": used}
             except LLMUnavailable as e:  # down, breaker open, or this run gave up on it: answer without it, now
                 log_error("llm", "generate_answer", state, e)
-                notes.append(f"The language model is unavailable ({e}); answered by extraction.")
+                notes.append(messages.LLM_UNAVAILABLE.format(error=e))
             except LLMError as e:
                 if e.kind != "timeout":  # a bad reply may come out right on a retry
                     raise
                 # a timeout: the run's other LLM calls are off (run_budget), so no retry could help
                 log_error("llm", "generate_answer", state, e)
-                notes.append(f"The language model did not answer in time ({e}); answered by extraction.")
+                notes.append(messages.LLM_TIMED_OUT.format(error=e))
         corpus = await asyncio.to_thread(c.corpus, ctx.collection or None)
         ex = await asyncio.to_thread(
             extract_answer,

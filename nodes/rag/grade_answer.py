@@ -22,6 +22,7 @@ from components.heuristics import grading
 from components.text.messages import NUMBERS_UNMET, pick
 from graph.context import Context
 from graph.state import AnswerVerdict, Passage, RAGState
+from nodes.rag import prompts
 from nodes.rag.common import count_failure, judge
 from nodes.rag.generate_answer import passages_of
 from nodes.rag.rails import raw_words
@@ -73,7 +74,7 @@ def make(c: Components) -> Node:
             schema=AnswerGrade,
             messages=[
                 SystemMessage(ctx.answer_grade_prompt),
-                HumanMessage(f"Question: {question}\nAnswer: {answer}"),
+                HumanMessage(prompts.ANSWER_GRADE_USER.format(question=question, answer=answer)),
             ],
             override=ctx.grader_model,
             from_llm=from_llm,

@@ -21,6 +21,7 @@ from components.heuristics import grading
 from components.stores.qdrant import chunk_point_id
 from graph.context import Context
 from graph.state import ContextVerdict, RAGState, Result
+from nodes.rag import prompts
 from nodes.rag.common import count_failure, judge, numbered
 from nodes.rag.rails import raw_words
 from nodes.rag.schemas import ContextGrade
@@ -69,7 +70,11 @@ def make(c: Components) -> Node:
                 schema=ContextGrade,
                 messages=[
                     SystemMessage(ctx.grade_context_prompt),
-                    HumanMessage(f"Question: {question}\n\nPassages:\n{numbered(r['text'] for r in results)}"),
+                    HumanMessage(
+                        prompts.GRADE_CONTEXT_USER.format(
+                            question=question, passages=numbered(r["text"] for r in results)
+                        )
+                    ),
                 ],
                 override=ctx.grader_model,
                 from_llm=from_llm,

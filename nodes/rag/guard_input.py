@@ -32,6 +32,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import LLMUnavailable, RAGError
+from components.text import messages
 from components.text.language import detect_language
 from graph.context import Context
 from graph.state import GuardrailVerdict, RAGState, question_of, run_reset
@@ -43,7 +44,6 @@ from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
 
-SELF_CHECK_FAILED = "The LLM input check could not run ({why}); the non-LLM checks' verdict stands."
 SEARCH_UNCHECKED = "search runs no model and keeps nothing: not checked (guardrails.policy)"
 
 
@@ -95,7 +95,7 @@ def make(c: Components) -> Node:
         log.info("request %s: %s", request_id, question[: POLICY.log_preview_chars])
         if not verdict.allowed:
             log.warning("request %s blocked by the input guardrail: %s", request_id, verdict.reason)
-            notes.append(f"The question was blocked by the input guardrail ({verdict.category}).")
+            notes.append(messages.QUESTION_BLOCKED.format(category=verdict.category))
             out.update(
                 answer=refusal(verdict.category, language),
                 route="blocked",
@@ -126,7 +126,7 @@ async def _self_check(
         why = {LLMUnavailable: "the LLM is unavailable", TimeoutError: "the LLM timed out"}.get(
             type(e), "the LLM call failed"
         )
-        return verdict, [SELF_CHECK_FAILED.format(why=why)]
+        return verdict, [messages.SELF_CHECK_FAILED.format(why=why)]
     if allowed:
         return verdict, []
     blocked = verdict.model_copy(

@@ -21,6 +21,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.text import messages
 from graph.context import Context
 from graph.state import RAGState
 from guardrails import refusal
@@ -50,7 +51,7 @@ def make(c: Components) -> Node:
         notes = []
         if verdict.flagged:
             log.warning("request %s: the output rail blocked the answer: %s", state.get("request_id"), verdict.flagged)
-            notes.append(f"The output guardrail withheld the answer: {'; '.join(verdict.flagged)}.")
+            notes.append(messages.ANSWER_WITHHELD.format(flagged="; ".join(verdict.flagged)))
             out.update(
                 answer=refusal(None, language),
                 sources=[],
@@ -59,7 +60,7 @@ def make(c: Components) -> Node:
         elif POLICY.redact_unsupported_pii and verdict.text != answer:
             out["answer"] = verdict.text
             kinds = sorted({r.kind for r in verdict.redactions})
-            notes.append(f"The output guardrail masked personal data not found in the sources ({', '.join(kinds)}).")
+            notes.append(messages.ANSWER_MASKED.format(kinds=", ".join(kinds)))
         if notes:
             out["notes"] = notes
         return out

@@ -1,8 +1,10 @@
-"""Prompts of the Q&A graph's LLM nodes, and the fixed texts users see, in Japanese and English.
+"""Prompts of the Q&A graph's LLM nodes: the system prompts and the user messages that carry the
+question, the passages or the answer to a model.
 
 Kept together so that wording changes are reviewed in one place; nodes only fill placeholders.
 System prompts are in English (small instruction-tuned models follow English instructions
-best) and tell the model to answer in the question's language.
+best) and tell the model to answer in the question's language. What people read (answers the
+graph gives itself, warnings) is in ``components/text/messages.py``.
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ Write a different query: other words, synonyms, or a broader formulation."""
 GRADE_CONTEXT_SYSTEM = """You grade retrieved passages for a question. A passage is relevant when it contains
 information that helps answer the question (even partly). Return the numbers of the relevant passages."""
 
+GRADE_CONTEXT_USER = """Question: {question}
+
+Passages:
+{passages}"""
+
 GENERATE_SYSTEM = """You answer questions using only the numbered passages below.
 Rules:
 - Answer in {language_name}, the language of the question.
@@ -70,8 +77,13 @@ statement in it is supported by the passages. List the statements that are not s
 Passages:
 {passages}"""
 
+HALLUCINATION_USER = "Answer: {answer}"
+
 ANSWER_GRADE_SYSTEM = """You judge whether an answer resolves a question. An answer that says the information
 was not found does not resolve it."""
+
+ANSWER_GRADE_USER = """Question: {question}
+Answer: {answer}"""
 
 DIRECT_SYSTEM = """You are a helpful assistant for a personal knowledge base. Reply briefly and politely in
 {language_name}, the language of the user's message. You are answering without looking at any document."""

@@ -23,6 +23,7 @@ from typing import Any
 from components.factory import Components
 from components.models.embedders import Embedder
 from components.retrieval.hits import HitRecord
+from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState
 from guardrails.documents import SCORE_KEY, Withheld, screen
@@ -191,10 +192,4 @@ def _label(item: Mapping[str, Any]) -> str:
 
 
 def _withheld_notes(withheld: Sequence[Withheld]) -> list[str]:
-    return list(
-        dict.fromkeys(
-            f"A passage from {w.label!r} was withheld: it holds instructions aimed at the assistant "
-            f"(injection score {w.score:.2f})."
-            for w in withheld
-        )
-    )
+    return list(dict.fromkeys(messages.PASSAGE_WITHHELD.format(label=w.label, score=w.score) for w in withheld))

@@ -24,6 +24,7 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.resilience.errors import RAGError
 from components.retrieval.prf import expand_query
+from components.text import messages
 from components.text.language import detect_language
 from graph.context import Context
 from graph.state import RAGState, previous_question, prior_turns, verdict
@@ -169,7 +170,7 @@ def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: in
     if attempt >= 2 and found:
         filters = {k: v for k, v in filters.items() if k not in found}
         out["search_filters"] = filters
-        out["notes"] = [f"Retried without the filters read from the question ({', '.join(sorted(found))})."]
+        out["notes"] = [messages.RETRIED_WITHOUT_FILTERS.format(filters=", ".join(sorted(found)))]
     corpus = c.corpus(ctx.collection or None)
     where = run_filters(c, state, ctx, filters).conditions()
     # feedback comes from the chunks the question's own words find; the state keeps placeholders

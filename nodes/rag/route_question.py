@@ -15,6 +15,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.text import messages
 from graph.context import Context
 from graph.state import RAGState, previous_question
 from nodes.rag.common import judge
@@ -63,7 +64,7 @@ def make(c: Components) -> Node:
         if (state.get("analysis") or {}).get("structured") and route != "vector_search":
             route, reason = "vector_search", f"the question states metadata conditions ({reason})"
         if route == "web_search" and not web_enabled(c, ctx):
-            notes.append("The question looks like one for web search, which is off; searching the index instead.")
+            notes.append(messages.WEB_SEARCH_OFF)
             route, reason = "vector_search", f"web search is off ({reason})"
         return {
             "route": route,

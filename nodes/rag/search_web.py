@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import ServiceUnavailable
+from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState
 from guardrails.documents import score_text, text_scan
@@ -66,7 +67,7 @@ web_failed = Fallback(
     goto="fallback_answer",
     update=lambda why: {
         "fallback_reason": f"web search failed ({why})",
-        "notes": [f"Web search failed ({why}); no answer could be sourced."],
+        "notes": [messages.WEB_SEARCH_FAILED.format(why=why)],
     },
 )
 """Timeout or provider error: the fallback answer, with the reason kept for improvement."""

@@ -18,7 +18,6 @@ from components.text import messages
 from graph.context import Context
 from graph.rag import build_rag_graph
 from nodes.rag import prompts
-from nodes.rag.guard_input import SELF_CHECK_FAILED
 from tests.fakes.scripted_llm import ScriptedChatModel
 from tests.integration.helpers import sample_store, with_models
 
@@ -101,7 +100,7 @@ def test_a_failing_self_check_leaves_the_non_llm_verdict_standing(store: Compone
     rails_of(c).self_check_input = broken  # type: ignore[method-assign]
     out = ask(c, MONSTERA)
     assert out["path"] == "llm" and out["answer"].startswith("Water it")
-    assert SELF_CHECK_FAILED.format(why="the LLM is unavailable") in out["warnings"]
+    assert messages.SELF_CHECK_FAILED.format(why="the LLM is unavailable") in out["warnings"]
 
 
 def test_the_self_check_streams_no_tokens_to_the_client(store: Components) -> None:
