@@ -283,7 +283,7 @@ class EdgeEngine(Engine):
         (folder / "avgdl").write_text(str(avgdl))
         from qdrant_client import models
 
-        from components.stores.edge import index_params, sparse_params
+        from components.stores.edge_models import index_params, sparse_params
         from components.stores.qdrant import INDEXED
 
         config = qe.EdgeConfig(
