@@ -29,6 +29,7 @@ from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
 from components.stores.cache import CacheBackend
+from components.stores.connection import ServerOptions
 from components.stores.corpus import Corpus, StoreCorpus, open_store_corpus
 from components.stores.database import sqlalchemy_url
 from components.stores.examples import SUFFIX as EXAMPLES_SUFFIX
@@ -37,7 +38,7 @@ from components.stores.feedback import FeedbackStore
 from components.stores.gptcache_backend import FILE_NAME as CACHE_FILE
 from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.lexical import LexicalIndex
-from components.stores.qdrant import QdrantIndex, ServerOptions
+from components.stores.qdrant import QdrantIndex
 from components.stores.sentences import SUFFIX, SentenceIndex
 from components.stores.termstats import path_for as terms_path_for
 from components.text.tokenizer import Tokenizer

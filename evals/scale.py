@@ -284,7 +284,7 @@ class EdgeEngine(Engine):
         from qdrant_client import models
 
         from components.stores.edge_models import index_params, sparse_params
-        from components.stores.qdrant import INDEXED
+        from components.stores.points import INDEXED
 
         config = qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=src.vectors.shape[1], distance=qe.Distance.Dot)},

@@ -18,7 +18,8 @@ from components.ingestion.chunker import chunk_document
 from components.ingestion.documents import Document
 from components.ingestion.loaders import Failure, discover, load_file
 from components.models.embedders import Embedder
-from components.stores.qdrant import DocState, QdrantIndex, chunk_payload
+from components.stores.points import chunk_payload
+from components.stores.qdrant import DocState, QdrantIndex
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from qdrant_client import models
 from components.ingestion.chunk_types import ChunkType
 from components.resilience.errors import QueryError
 from components.stores.corpus import ACCESS_KEY, Corpus, field, field_values
-from components.stores.qdrant import norm_prefix
+from components.stores.points import norm_prefix
 
 Predicate = Callable[[dict[str, Any]], bool]
 

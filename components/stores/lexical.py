@@ -32,7 +32,8 @@ from qdrant_client import models
 
 from components.ingestion.documents import heading
 from components.stores.edge import EdgeClient
-from components.stores.qdrant import QdrantIndex, of_documents
+from components.stores.points import of_documents
+from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,8 @@ from qdrant_client import models
 
 from components.stores.edge import EdgeClient
 from components.stores.lexical import LexicalIndex
-from components.stores.qdrant import INDEXED, QdrantIndex
+from components.stores.points import INDEXED
+from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ from components.heuristics.extractive import extract_answer
 from components.resilience.errors import ConfigurationError
 from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
-from components.stores.qdrant import chunk_point_id
+from components.stores.points import chunk_point_id
 from graph.context import Context
 from nodes.rag.grade_context import with_stored_cosines
 from tests.integration.helpers import EmbeddedTexts, ingest, sample_store
