@@ -10,7 +10,7 @@ from rich.table import Table
 
 from cli.dispatch import OnEvent, Request, ignore
 from cli.output import console, print_json
-from components.resilience.errors import CollectionNotFound, LLMUnavailable
+from components.resilience.errors import CollectionNotFound, CollectionOutdated, LLMUnavailable
 
 if TYPE_CHECKING:  # `rag status` forwarded to `rag serve` only renders here
     from components.factory import Components
@@ -41,7 +41,6 @@ def _served_at(s: Settings, model: str) -> str:
 
 def gather(c: Components, collection: str | None) -> dict[str, Any]:
     from components.models.calibration import is_calibrated
-    from components.stores.bm25 import cache_path, cache_state
 
     s = c.settings
     index = c.index(collection)
@@ -56,17 +55,14 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
     except CollectionNotFound as e:
         report.update({"exists": False, "message": str(e)})
     else:
-        # a collection that keeps its BM25 counts documents in the store's payload index; else a
-        # process that holds the in-memory index (rag serve) counts them from its payloads, or
-        # one scroll over every chunk does (0.8 s at 12.5k chunks in local mode)
-        lexical = c.lexical(collection, meta=meta)
-        mirror = None if lexical is not None else c.payload_mirror(collection)
-        if lexical is not None:
+        # documents are counted in the store's payload index; a collection an earlier version made
+        # without BM25's term weights is counted by one scroll over every chunk, and named
+        try:
             documents = c.corpus(collection, version=int(meta.get("version", 0))).documents()
-        elif mirror is not None:
-            documents = mirror.documents()
-        else:
+            bm25: dict[str, Any] = {"in_store": True, "current": True}
+        except CollectionOutdated as e:
             documents = len(index.doc_states())
+            bm25 = {"in_store": False, "current": False, "message": str(e)}
         report.update(
             {
                 "exists": True,
@@ -79,12 +75,7 @@ def gather(c: Components, collection: str | None) -> dict[str, Any]:
                 "last_ingestion": meta.get("last_ingestion"),
             }
         )
-        if lexical is not None:
-            report["bm25"] = {"in_store": True, "current": True, "chunks": report["points"]}
-        else:
-            bm = cache_state(cache_path(s.data_dir, index.collection, index.location))
-            bm["current"] = bm.get("version") == meta.get("version") and bm.get("tokenizer") == c.tokenizer.signature
-            report["bm25"] = bm
+        report["bm25"] = {**bm25, "chunks": report["points"]}
         report["sentence_vectors"] = c.sentences(collection).state(int(meta.get("version", 0)))
     report["ollama"] = ollama_state(s.ollama_base_url)
     if s.ollama_embeddings_base_url:
@@ -174,12 +165,7 @@ def show(report: dict[str, Any], *, as_json: bool) -> None:
         if bm.get("in_store"):
             t.add_row("BM25 index", f"in the store, beside the vectors ({bm['chunks']} chunks)")
         else:
-            state = (
-                "current"
-                if bm.get("current")
-                else ("stale, rebuilt on next query" if bm.get("exists") else "not built yet")
-            )
-            t.add_row("BM25 index", f"{state} ({bm.get('chunks', 0)} chunks) at {bm['path']}")
+            t.add_row("BM25 index", bm["message"])
         sv = report["sentence_vectors"]
         t.add_row(
             "sentence vectors",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,12 +22,11 @@ from components.models.embedders import from_settings as embedder_from_settings
 from components.models.reranker import Reranker
 from components.resilience.breaker import Breakers
 from components.resilience.breaker import from_settings as breakers_from_settings
-from components.resilience.errors import CollectionNotFound, ServiceUnavailable
 from components.retrieval.filters import access_scope
 from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
-from components.stores.bm25 import BM25Index, build_from_store, cache_path, load, load_any, save
 from components.stores.cache import CacheBackend
+from components.stores.connection import ServerOptions
 from components.stores.corpus import Corpus, StoreCorpus, open_store_corpus
 from components.stores.database import sqlalchemy_url
 from components.stores.examples import SUFFIX as EXAMPLES_SUFFIX
@@ -37,7 +35,7 @@ from components.stores.feedback import FeedbackStore
 from components.stores.gptcache_backend import FILE_NAME as CACHE_FILE
 from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.lexical import LexicalIndex
-from components.stores.qdrant import QdrantIndex, ServerOptions
+from components.stores.qdrant import QdrantIndex
 from components.stores.sentences import SUFFIX, SentenceIndex
 from components.stores.termstats import path_for as terms_path_for
 from components.text.tokenizer import Tokenizer
@@ -60,8 +58,11 @@ class Components:
         embedder: Embedder | None = None,
         chat_models: Mapping[str, BaseChatModel] | None = None,
         web: WebSearch | None = None,
+        store_of: Components | None = None,
     ) -> None:
-        """``chat_models`` (role → any LangChain chat model) and ``web`` replace what Settings would build."""
+        """``chat_models`` (role → any LangChain chat model) and ``web`` replace what Settings would build.
+        ``store_of``: components on the same store, whose client (the embedded store admits one per
+        folder) and what they read of its collections these share."""
         self.settings = settings or get_settings()
         self._embedder = embedder
         self._chat_models = dict(chat_models or {})
@@ -74,10 +75,8 @@ class Components:
         self._known: dict[Any, tuple[Any, set[str], set[str]]] = {}
         self._tokenizer: Tokenizer | None = None
         self._reranker: Reranker | None = None
-        self._client: Any = None
-        self._indexes: dict[str, QdrantIndex] = {}
-        self._bm25: dict[str, BM25Index] = {}
-        self._corpora: dict[str, StoreCorpus] = {}
+        self._indexes: dict[str, QdrantIndex] = store_of._indexes if store_of is not None else {}
+        self._corpora: dict[str, StoreCorpus] = store_of._corpora if store_of is not None else {}
         self._lock = threading.RLock()
 
     @property
@@ -132,36 +131,27 @@ class Components:
         chunks = self.index(collection)
         return ExampleIndex(self.index(chunks.collection + EXAMPLES_SUFFIX), self.embedder)
 
-    def lexical(self, collection: str | None = None, *, meta: dict[str, Any] | None = None) -> LexicalIndex | None:
-        """The store's own BM25 when the collection keeps its weights (made with this tokenizer), else None:
-        lexical retrieval then uses ``bm25``'s in-memory index. ``meta``: the collection's metadata
-        when the caller has just read it."""
-        lex = LexicalIndex(self.index(collection), self.tokenizer)
-        try:
-            return lex if lex.params(meta) is not None else None
-        except (CollectionNotFound, ServiceUnavailable):
-            # a missing collection is reported by the search itself; a store that does not answer
-            # leaves the in-memory index, which may still answer from its cache (marked stale)
-            return None
+    def lexical(self, collection: str | None = None, *, meta: dict[str, Any] | None = None) -> LexicalIndex:
+        """The collection's BM25, kept in the store beside its vectors. Raises ``CollectionOutdated``
+        (with what to run) for a collection an earlier version made without the term weights, or
+        with another tokenizer's. ``meta``: the collection's metadata when the caller has just read it."""
+        lexical = LexicalIndex(self.index(collection), self.tokenizer)
+        lexical.params(meta)
+        return lexical
 
     def corpus(self, collection: str | None = None, *, version: int | None = None) -> Corpus:
-        """The collection as a whole, as the query path asks about it (``components.stores.corpus``):
-        read from the store when it keeps its BM25 (nothing rebuilt after a write), else from the
-        in-memory BM25 index. ``version``: the store's version when the caller has just read it."""
+        """The collection as a whole, as the query path asks about it (``components.stores.corpus``),
+        read from the store: nothing is rebuilt after a write. ``version``: the store's version when
+        the caller has just read it."""
         index = self.index(collection)
         cached = self._corpora.get(index.collection)
         if cached is not None and version is not None and cached.version == version:
             return cached
-        try:
-            meta = index.metadata()
-        except ServiceUnavailable:  # the in-memory index may still answer from its cache (marked stale)
-            return self.bm25(collection)
+        meta = index.metadata()
         current = int(meta.get("version", 0))
         if cached is not None and cached.version == current:
             return cached
         lexical = self.lexical(collection, meta=meta)
-        if lexical is None:
-            return self.bm25(collection, version=current)
         with self._lock:
             corpus = open_store_corpus(lexical, self.terms_path(collection), version=current)
             self._corpora[index.collection] = corpus
@@ -170,66 +160,7 @@ class Components:
     def terms_path(self, collection: str | None = None) -> Path:
         """Where the collection's term statistics are kept (``components.stores.termstats``)."""
         index = self.index(collection)
-        return terms_path_for(cache_path(self.settings.data_dir, index.collection, index.location))
-
-    def payload_mirror(self, collection: str | None = None) -> BM25Index | None:
-        """The loaded BM25 index when it holds the embedded store's current payloads, else None.
-
-        Why: qdrant-client's local mode deep-copies every payload it returns (about 0.1 ms per
-        chunk, 7 ms of a 50-candidate dense search); the BM25 index already keeps the same
-        payloads in memory. Only for the embedded store, whose folder lock makes this process
-        its only writer, and only at the version the store reports. Never builds an index.
-        """
-        index = self.index(collection)
-        if not index.is_local:
-            return None
-        bm = self._bm25.get(index.collection)
-        if bm is None or bm.stale or bm.signature != self.tokenizer.signature:
-            return None
-        try:
-            version = int(index.metadata().get("version", 0))
-        except Exception:  # missing collection or store trouble: dense search reports it itself
-            return None
-        return bm if bm.version == version else None
-
-    def bm25(self, collection: str | None = None, *, version: int | None = None) -> BM25Index:
-        """The BM25 index of a collection at its current version: memory, disk cache or rebuild.
-
-        ``version``: the store's version when the caller has just read it, which spares asking the
-        store again (two requests to a server)."""
-        index = self.index(collection)
-        sig = self.tokenizer.signature
-        if version is None:
-            try:
-                version = int(index.metadata().get("version", 0))
-            except ServiceUnavailable:
-                # the store is down: a possibly stale BM25 index still answers (the caller warns)
-                stale = self._bm25.get(index.collection) or load_any(
-                    cache_path(self.settings.data_dir, index.collection, index.location), signature=sig
-                )
-                if stale is None:
-                    raise
-                stale.stale = True
-                return stale
-        with self._lock:
-            cached = self._bm25.get(index.collection)
-            if cached is not None and cached.version == version and cached.signature == sig:
-                return cached
-            path = cache_path(self.settings.data_dir, index.collection, index.location)
-            bm = load(path, version=version, signature=sig)
-            if bm is None:
-                t0 = time.perf_counter()
-                bm = build_from_store(index, self.tokenizer, version=version)
-                save(bm, path)
-                log.info(
-                    "built BM25 for %s v%d: %d chunks in %.1fs",
-                    index.collection,
-                    version,
-                    bm.size,
-                    time.perf_counter() - t0,
-                )
-            self._bm25[index.collection] = bm
-            return bm
+        return terms_path_for(self.settings.data_dir, index.collection, index.location)
 
     @property
     def breakers(self) -> Breakers:

@@ -52,8 +52,8 @@ def held_out(qid: str) -> bool:
 
 def rows_for(c: Components, samples: list[Any], seed: int = 13) -> list[dict[str, Any]]:
     """(dense, lex, y, held_out) per (question, document) pair of one store."""
-    index, bm = c.index(), c.bm25()
-    tok, idf = c.tokenizer, bm.idf
+    index = c.index()
+    tok, idf = c.tokenizer, c.corpus().idf
     qv = c.embedder.encode_queries([s.question for s in samples])
 
     def chunks_of(doc_ids: list[str]) -> list[tuple[str, str]]:

@@ -66,7 +66,8 @@ def build(source: Path, target: Path, size: int, progress: Callable[[int, int], 
     from components.factory import Components
     from components.settings import Settings
     from components.stores.lexical import SPARSE, sparse_config
-    from components.stores.qdrant import DENSE, QdrantIndex
+    from components.stores.points import DENSE
+    from components.stores.qdrant import QdrantIndex
     from components.stores.sentences import REFS, REFS_META, SPLITTER, SUFFIX, section_sentences
 
     src = QdrantIndex(collection="rag", path=source)

@@ -77,16 +77,17 @@ def chunk_documents(point_ids: Sequence[str], payloads: Sequence[dict[str, Any]]
 def build_baseline(
     c: Components, collection: str, *, k: int, weights: tuple[float, float] = (0.5, 0.5)
 ) -> LangChainBaseline:
-    """Build the ensemble over the chunks of ``collection`` (read from our BM25 index's snapshot)."""
+    """Build the ensemble over the chunks of ``collection``, exactly as stored, with their point ids."""
     ensemble_cls, bm25_cls = import_classes()
-    bm = c.bm25(collection)  # the chunks exactly as stored, with their point ids
+    points = list(c.index(collection).scroll())
+    point_ids, payloads = [str(p.id) for p in points], [dict(p.payload or {}) for p in points]
     t0 = time.perf_counter()
-    bm25 = bm25_cls.from_documents(chunk_documents(bm.point_ids, bm.payloads), k=k)
+    bm25 = bm25_cls.from_documents(chunk_documents(point_ids, payloads), k=k)
     store = langchain_vectorstore(c.index(collection), c.embedder)
     ensemble = ensemble_cls(
         retrievers=[bm25, store.as_retriever(search_kwargs={"k": k})], weights=list(weights), id_key=ID_KEY
     )
     seconds = time.perf_counter() - t0
-    log.info("built the LangChain baseline over %d chunks in %.1fs", bm.size, seconds)
-    doc_of_point = {pid: str(pl.get("doc_id")) for pid, pl in zip(bm.point_ids, bm.payloads, strict=True)}
+    log.info("built the LangChain baseline over %d chunks in %.1fs", len(points), seconds)
+    doc_of_point = {pid: str(pl.get("doc_id")) for pid, pl in zip(point_ids, payloads, strict=True)}
     return LangChainBaseline(ensemble, doc_of_point, seconds)

@@ -4,7 +4,7 @@
                                    [--report evals/reports/lexical-engine.json]
 
 Document level, lexical only, the same tokens on both sides (the project's Japanese/English
-tokenizer over title and text). Today: ``components/stores/bm25.BM25Index`` (rank-bm25's Okapi
+tokenizer over title and text). Today: ``evals.bm25_memory.BM25Index`` (rank-bm25's Okapi
 statistics over the live corpus, k1 1.5, b 0.75). Engine: Qdrant Edge with each document's BM25
 term weights stored as a sparse vector (tf saturated against the corpus's average length, the
 same k1 and b) and the IDF applied by the engine at query time (``Modifier.Idf``), which is what
@@ -32,8 +32,8 @@ from evals.scale import K1, B, query_terms, sparse_of
 def compare(spec: str, console: Console, limit: int = 100) -> dict[str, Any]:
     import qdrant_edge as qe
 
-    from components.stores.bm25 import BM25Index
     from components.text.tokenizer import Tokenizer
+    from evals.bm25_memory import BM25Index
 
     path, _, split = spec.partition(":")
     data = load_beir(Path(path), split or "test")

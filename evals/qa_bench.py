@@ -173,8 +173,7 @@ def run(opts: Options) -> dict[str, Any]:
             qa = await timed_runs(
                 graph, base.embedder, questions, ctx, mode="qa", label="extractive Q&A", progress=opts.progress
             )
-            scripted = Components(settings, embedder=base.embedder, chat_models=scripted_models())
-            scripted._indexes, scripted._bm25 = base._indexes, base._bm25  # one client per store folder
+            scripted = Components(settings, embedder=base.embedder, chat_models=scripted_models(), store_of=base)
             orch = await timed_runs(
                 build_rag_graph(scripted),
                 base.embedder,

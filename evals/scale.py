@@ -16,7 +16,7 @@ Engines:
 
 * ``local`` — today's path (the baseline): qdrant-client local mode (the whole collection is read
   into memory on open; brute-force search; filters evaluated in Python) and the in-memory BM25
-  index (``components/stores/bm25.py``), loaded from its pickle on open and rebuilt whole after a
+  index (``evals/bm25_memory.py``), loaded from its pickle on open and rebuilt whole after a
   write, as ingestion does.
 * ``edge`` — Qdrant Edge (``qdrant-edge-py``), Qdrant's engine in-process, as the default store
   configures it (``components/stores/edge.py``): HNSW for the dense vectors, BM25 term weights as
@@ -212,7 +212,7 @@ class LocalEngine(Engine):
         self._save_bm25(folder, src, n)
 
     def _save_bm25(self, folder: Path, src: Source, n: int) -> float:
-        from components.stores.bm25 import BM25Index, save
+        from evals.bm25_memory import BM25Index, save
 
         t0 = time.perf_counter()
         ids = [str(i) for i in range(n)]
@@ -227,7 +227,7 @@ class LocalEngine(Engine):
         from qdrant_client import models
 
         from components.retrieval.fusion import rrf
-        from components.stores.bm25 import read as read_bm25
+        from evals.bm25_memory import read as read_bm25
 
         before = rss_mb()
         t0 = time.perf_counter()
@@ -243,7 +243,7 @@ class LocalEngine(Engine):
             dense = client.query_points(
                 "scale", query=vec, using=DENSE, limit=LIMIT, query_filter=flt if filtered else None, with_payload=True
             ).points
-            # today's BM25 filter: each payload tested in Python (components/retrieval/lexical.py)
+            # today's BM25 filter: each payload tested in Python, as the in-memory index's caller did
             allowed = (
                 np.fromiter((p.get("vault") == FILTER_VAULT for p in bm25.payloads), bool, bm25.size)
                 if filtered
@@ -283,8 +283,8 @@ class EdgeEngine(Engine):
         (folder / "avgdl").write_text(str(avgdl))
         from qdrant_client import models
 
-        from components.stores.edge import index_params, sparse_params
-        from components.stores.qdrant import INDEXED
+        from components.stores.edge_models import index_params, sparse_params
+        from components.stores.points import INDEXED
 
         config = qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=src.vectors.shape[1], distance=qe.Distance.Dot)},

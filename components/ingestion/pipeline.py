@@ -19,7 +19,8 @@ from components.ingestion.documents import Document
 from components.ingestion.loaders import discover, load_file
 from components.ingestion.loaders.source import Failure
 from components.models.embedders import Embedder
-from components.stores.qdrant import DocState, QdrantIndex, chunk_payload
+from components.stores.points import chunk_payload
+from components.stores.qdrant import DocState, QdrantIndex
 
 log = logging.getLogger(__name__)
 

@@ -59,6 +59,11 @@ class CollectionNotFound(RAGError):
     """The collection a query or status call names does not exist."""
 
 
+class CollectionOutdated(RAGError):
+    """The collection was written by an earlier version in a form this version does not read
+    (its message says how to bring it up to date: `rag migrate` for the embedded store)."""
+
+
 class EmbeddingMismatch(RAGError):
     """The collection was built with another embedding model than the one configured."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from qdrant_client import models
@@ -15,12 +15,6 @@ from components.retrieval.hits import Hit
 from components.stores.qdrant import QdrantIndex
 
 
-class PayloadSource(Protocol):
-    """Anything that holds the stored payloads by point id (the loaded BM25 index does)."""
-
-    def payload_of(self, point_id: str) -> dict[str, Any] | None: ...
-
-
 def dense_search(
     index: QdrantIndex,
     embedder: Embedder,
@@ -28,32 +22,19 @@ def dense_search(
     filters: SearchFilters,
     *,
     limit: int,
-    payloads: PayloadSource | None = None,
     fields: Sequence[str] | None = None,
 ) -> tuple[list[list[Hit]], dict[str, float]]:
-    """Per query, the top chunks by cosine similarity inside Qdrant (filter applied there).
-
-    With ``payloads`` (the store's payloads already in memory, at the store's version), Qdrant
-    returns ids and scores only: local mode deep-copies every payload it returns, which costs
-    more than the search itself at a few dozen candidates. Else ``fields`` (e.g. ``LISTED``)
-    names the payload keys to return, all of them by default.
-    """
+    """Per query, the top chunks by cosine similarity inside Qdrant (filter applied there);
+    ``fields`` (e.g. ``LISTED``) names the payload keys to return, all of them by default."""
     t0 = time.perf_counter()
     vectors = embedder.encode_queries(queries)
     t1 = time.perf_counter()
     qfilter = filters.to_qdrant()
+    selector: bool | list[str] = list(fields) if fields else True
     out = []
     for v in vectors:
-        selector: bool | list[str] = False if payloads is not None else list(fields) if fields else True
         points = index.search(v, limit=limit, query_filter=qfilter, with_payload=selector)
-        if payloads is None:
-            out.append([Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points])
-            continue
-        found = {str(p.id): payloads.payload_of(str(p.id)) for p in points}
-        missing = [pid for pid, pl in found.items() if pl is None]
-        if missing:  # cannot happen at the mirror's version; read them rather than trust that
-            found.update(index.payloads(missing))
-        out.append([Hit(str(p.id), float(p.score), dict(found.get(str(p.id)) or {})) for p in points])
+        out.append([Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points])
     t2 = time.perf_counter()
     return out, {"query_embedding": (t1 - t0) * 1000, "dense": (t2 - t1) * 1000}
 

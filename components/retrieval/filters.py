@@ -1,8 +1,10 @@
-"""Search filters, applied identically inside Qdrant (dense side) and in Python (BM25 side).
+"""Search filters: one list of conditions, evaluated inside Qdrant by both retrievers.
 
 One ``SearchFilters`` value becomes both a ``qdrant_client.models.Filter`` and a predicate on
-chunk payloads, built from the same list of conditions so the two sides cannot drift. Each
-condition has a human label, so an empty result can name the condition responsible.
+chunk payloads, built from the same list of conditions so the two cannot drift; the store
+evaluates the filter, and the predicate states the semantics below in Python (the tests hold
+the store's answers to it). Each condition has a human label, so an empty result can name the
+condition responsible.
 
 Semantics: ``vaults`` any of; ``tags`` all of; ``created_from``/``created_to`` inclusive on the
 created date; ``source`` exact, ``source_prefix`` a path or URL prefix; ``section`` any heading
@@ -25,7 +27,7 @@ from qdrant_client import models
 from components.ingestion.chunk_types import ChunkType
 from components.resilience.errors import QueryError
 from components.stores.corpus import ACCESS_KEY, Corpus, field, field_values
-from components.stores.qdrant import norm_prefix
+from components.stores.points import norm_prefix
 
 Predicate = Callable[[dict[str, Any]], bool]
 

@@ -1,4 +1,4 @@
-"""What the query path knows of a collection as a whole, read from the store or from the in-memory index.
+"""What the query path knows of a collection as a whole, read from the store.
 
 Beside ranking, the graph asks a few questions of the whole collection: each term's idf (the
 graders, the extractive answerer, pseudo-relevance feedback), which languages and access groups
@@ -7,12 +7,10 @@ a parent section, the values of a field (query analysis trusts only these; "did 
 many documents carry each value (``rag status --facets``), whether a filter admits anything (why
 a search came back empty), and a lexical top-k for feedback terms.
 
-``Corpus`` is that set of questions. A collection whose BM25 lives in the store answers them
-with ``StoreCorpus``: facets, counts and filtered scrolls over the store's payload indexes, and
-the term statistics of ``termstats``, moved along with each write. Nothing is rebuilt after a
-write, whatever the collection's size. A collection without stored term weights (a server
-collection an earlier version made) answers them from ``BM25Index``, the in-memory index
-rebuilt from every payload when the collection changes.
+``Corpus`` is that set of questions, and ``StoreCorpus`` answers them: facets, counts and
+filtered scrolls over the store's payload indexes, the store's BM25 (``components/stores/lexical.py``),
+and the term statistics of ``termstats``, moved along with each write. Nothing is rebuilt after
+a write, whatever the collection's size.
 """
 
 from __future__ import annotations
@@ -51,12 +49,10 @@ def field_values(payload: dict[str, Any], key: str) -> list[Any]:
 
 
 class Selects(Protocol):
-    """One filter condition in both forms (``components.retrieval.filters.Condition``)."""
+    """One filter condition (``components.retrieval.filters.Condition``), as the store evaluates it."""
 
     @property
     def qdrant(self) -> Any: ...
-
-    def test(self, payload: dict[str, Any]) -> bool: ...
 
 
 class Corpus(Protocol):
@@ -64,7 +60,6 @@ class Corpus(Protocol):
 
     version: int
     size: int
-    stale: bool
 
     @property
     def idf(self) -> Mapping[str, float]: ...
@@ -100,9 +95,7 @@ def _all(where: Sequence[Selects]) -> models.Filter | None:
 
 
 class StoreCorpus:
-    """``Corpus`` over a collection that keeps its BM25 in the store: every answer read there."""
-
-    stale = False
+    """``Corpus`` over a collection in the store: every answer read there."""
 
     def __init__(self, lexical: LexicalIndex, terms: TermStats) -> None:
         self.lexical = lexical

@@ -7,8 +7,8 @@ Python (docs/decisions/0016-embedded-engine.md has the measurements).
 
 ``EdgeClient`` answers the qdrant-client calls ``QdrantIndex`` and its neighbours make
 (``scroll``, ``query_points``, ``batch_update_points``, ...) with qdrant-client's own model
-types, so that the code above the store does not know which engine it talks to, and the
-server path (``QDRANT_URL``) stays qdrant-client's.
+types (``components/stores/edge_models.py`` translates them), so that the code above the store
+does not know which engine it talks to, and the server path (``QDRANT_URL``) stays qdrant-client's.
 
 Layout: one Edge shard per collection in ``<QDRANT_PATH>/edge/<collection>/``, and the
 collection's metadata (embedding model, dimension, version) in ``<collection>.json`` beside
@@ -24,9 +24,7 @@ import logging
 import os
 import shutil
 import threading
-import uuid
-from collections.abc import Callable, Sequence
-from datetime import date, datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,36 +32,28 @@ import qdrant_edge as qe
 from qdrant_client import models
 from qdrant_client.http.models import QueryResponse
 
+from components.stores.edge_models import (
+    DISTANCE,
+    SCHEMA_NAME,
+    client_vectors,
+    delete_operation,
+    edge_filter,
+    edge_filter_or_all,
+    edge_id,
+    edge_ids,
+    edge_point,
+    edge_vectors,
+    index_params,
+    record,
+    selector,
+    sparse_params,
+)
+
 log = logging.getLogger(__name__)
 
 FOLDER = "edge"
 """Subfolder of QDRANT_PATH that holds the Edge shards (local mode's files stay beside it)."""
 _LOCK = ".lock"
-# Each payload-index kind, by qdrant-client's schema name: Edge's type (to report the index back in
-# qdrant-client's terms) and the parameters it is created with. Payload indexes and the sparse (BM25)
-# index are memory-mapped: a process that opens the store reads the pages its queries touch. Held in
-# RAM, each is read whole at every open, which grows with the store (at 1M chunks the BM25 index
-# alone took 0.47 s of a 1.8 s open), and a one-shot command opens it each time. HNSW links and dense
-# vectors stay as Edge places them (cold vectors searched 9x slower; decision 0018).
-_INDEX_KINDS: dict[str, tuple[qe.PayloadSchemaType, Callable[[], Any]]] = {
-    "keyword": (qe.PayloadSchemaType.Keyword, lambda: qe.KeywordIndexParams(on_disk=True)),
-    "integer": (
-        qe.PayloadSchemaType.Integer,
-        lambda: qe.IntegerIndexParams(lookup=True, range=True, on_disk=True),
-    ),
-    "float": (qe.PayloadSchemaType.Float, lambda: qe.FloatIndexParams(on_disk=True)),
-    "bool": (qe.PayloadSchemaType.Bool, lambda: qe.BoolIndexParams(on_disk=True)),
-    "datetime": (qe.PayloadSchemaType.Datetime, lambda: qe.DatetimeIndexParams(on_disk=True)),
-    "text": (qe.PayloadSchemaType.Text, lambda: qe.TextIndexParams(on_disk=True)),
-    "uuid": (qe.PayloadSchemaType.Uuid, lambda: qe.UuidIndexParams(on_disk=True)),
-}
-_SCHEMA_NAME = {kind: models.PayloadSchemaType(name) for name, (kind, _) in _INDEX_KINDS.items()}
-_DISTANCE = {
-    models.Distance.DOT: qe.Distance.Dot,
-    models.Distance.COSINE: qe.Distance.Cosine,
-    models.Distance.EUCLID: qe.Distance.Euclid,
-    models.Distance.MANHATTAN: qe.Distance.Manhattan,
-}
 
 
 class StoreBusy(RuntimeError):
@@ -142,7 +132,7 @@ class EdgeClient:
             segments_count=info.segments_count,
             config=config,
             payload_schema={
-                field: models.PayloadIndexInfo.model_construct(data_type=_SCHEMA_NAME[i.data_type], points=i.points)
+                field: models.PayloadIndexInfo.model_construct(data_type=SCHEMA_NAME[i.data_type], points=i.points)
                 for field, i in info.payload_schema.items()
             },
         )
@@ -162,7 +152,7 @@ class EdgeClient:
                 shutil.rmtree(folder)
             config = qe.EdgeConfig(
                 vectors={
-                    name: qe.EdgeVectorParams(size=p.size, distance=_DISTANCE[p.distance])
+                    name: qe.EdgeVectorParams(size=p.size, distance=DISTANCE[p.distance])
                     for name, p in vectors_config.items()
                 },
                 sparse_vectors={name: sparse_params(p) for name, p in (sparse_vectors_config or {}).items()},
@@ -271,11 +261,11 @@ class EdgeClient:
             offset=offset,
             limit=limit,
             filter=edge_filter(scroll_filter),
-            with_payload=_selector(with_payload),
-            with_vector=_selector(with_vectors),
+            with_payload=selector(with_payload),
+            with_vector=selector(with_vectors),
         )
         points, next_offset = self._shard(collection_name).scroll(request)
-        return [_record(p) for p in points], None if next_offset is None else str(next_offset)
+        return [record(p) for p in points], None if next_offset is None else str(next_offset)
 
     def retrieve(
         self,
@@ -286,9 +276,9 @@ class EdgeClient:
         **_: Any,
     ) -> list[models.Record]:
         found = self._shard(collection_name).retrieve(
-            [_id(i) for i in ids], with_payload=_selector(with_payload), with_vector=_selector(with_vectors)
+            [edge_id(i) for i in ids], with_payload=selector(with_payload), with_vector=selector(with_vectors)
         )
-        return [_record(p) for p in found]
+        return [record(p) for p in found]
 
     def query_points(
         self,
@@ -317,14 +307,14 @@ class EdgeClient:
             offset=offset,
             query=qe.Query.Nearest(target, using=using),
             filter=edge_filter(query_filter),
-            with_payload=_selector(with_payload),
-            with_vector=_selector(with_vectors),
+            with_payload=selector(with_payload),
+            with_vector=selector(with_vectors),
             score_threshold=score_threshold,
             params=params,
         )
         points = [
             models.ScoredPoint.model_construct(
-                id=str(p.id), version=p.version, score=p.score, payload=p.payload, vector=_vectors_back(p.vector)
+                id=str(p.id), version=p.version, score=p.score, payload=p.payload, vector=client_vectors(p.vector)
             )
             for p in self._shard(collection_name).query(request)
         ]
@@ -332,29 +322,29 @@ class EdgeClient:
 
     # ------------------------------------------------------------------ writes
     def upsert(self, collection_name: str, points: Sequence[models.PointStruct], **_: Any) -> None:
-        self._shard(collection_name).update(qe.UpdateOperation.upsert_points([_point(p) for p in points]))
+        self._shard(collection_name).update(qe.UpdateOperation.upsert_points([edge_point(p) for p in points]))
 
     def update_vectors(self, collection_name: str, points: Sequence[models.PointVectors], **_: Any) -> None:
         """Set these named vectors of existing points (the others stay)."""
-        vectors = [qe.PointVectors(_id(p.id), _vector(p.vector)) for p in points]
+        vectors = [qe.PointVectors(edge_id(p.id), edge_vectors(p.vector)) for p in points]
         self._shard(collection_name).update(qe.UpdateOperation.update_vectors(vectors))
 
     def delete(self, collection_name: str, points_selector: Any, **_: Any) -> None:
-        self._shard(collection_name).update(_delete(points_selector))
+        self._shard(collection_name).update(delete_operation(points_selector))
 
     def set_payload(self, collection_name: str, payload: dict[str, Any], points: Any, **_: Any) -> None:
         shard = self._shard(collection_name)
         if isinstance(points, models.Filter):
-            shard.update(qe.UpdateOperation.set_payload_by_filter(_required(edge_filter(points)), payload))
+            shard.update(qe.UpdateOperation.set_payload_by_filter(edge_filter_or_all(points), payload))
         else:
-            shard.update(qe.UpdateOperation.set_payload(_ids(points), payload))
+            shard.update(qe.UpdateOperation.set_payload(edge_ids(points), payload))
 
     def delete_payload(self, collection_name: str, keys: Sequence[str], points: Any, **_: Any) -> None:
         shard = self._shard(collection_name)
         if isinstance(points, models.Filter):
-            shard.update(qe.UpdateOperation.delete_payload_by_filter(_required(edge_filter(points)), list(keys)))
+            shard.update(qe.UpdateOperation.delete_payload_by_filter(edge_filter_or_all(points), list(keys)))
         else:
-            shard.update(qe.UpdateOperation.delete_payload(_ids(points), list(keys)))
+            shard.update(qe.UpdateOperation.delete_payload(edge_ids(points), list(keys)))
 
     def batch_update_points(self, collection_name: str, update_operations: Sequence[Any], **_: Any) -> None:
         """The operations in order, under the shard's one writer (a reader in this process may see a
@@ -362,142 +352,10 @@ class EdgeClient:
         shard = self._shard(collection_name)
         for op in update_operations:
             if isinstance(op, models.UpsertOperation) and isinstance(op.upsert, models.PointsList):
-                shard.update(qe.UpdateOperation.upsert_points([_point(p) for p in op.upsert.points]))
+                shard.update(qe.UpdateOperation.upsert_points([edge_point(p) for p in op.upsert.points]))
             elif isinstance(op, models.DeleteOperation):
-                shard.update(_delete(op.delete))
+                shard.update(delete_operation(op.delete))
             elif isinstance(op, models.SetPayloadOperation) and op.set_payload.points is not None:
-                shard.update(qe.UpdateOperation.set_payload(_ids(op.set_payload.points), op.set_payload.payload))
+                shard.update(qe.UpdateOperation.set_payload(edge_ids(op.set_payload.points), op.set_payload.payload))
             else:
                 raise TypeError(f"the Edge store does not take {type(op).__name__} in a batch")
-
-
-# ---------------------------------------------------------------------- conversions
-def _id(point_id: Any) -> Any:
-    """Ids as Edge takes them: integers, or UUIDs (qdrant-client passes UUIDs as strings)."""
-    if isinstance(point_id, int):
-        return point_id
-    return uuid.UUID(str(point_id))
-
-
-def _ids(selector: Any) -> list[Any]:
-    points = selector.points if isinstance(selector, models.PointIdsList) else selector
-    return [_id(i) for i in points]
-
-
-def _required(f: qe.Filter | None) -> qe.Filter:
-    return f if f is not None else qe.Filter()
-
-
-def _selector(value: bool | Sequence[str] | None) -> Any:
-    return list(value) if isinstance(value, (list, tuple)) else bool(value)
-
-
-def _point(p: models.PointStruct) -> qe.Point:
-    return qe.Point(id=_id(p.id), vector=_vector(p.vector), payload=p.payload)
-
-
-def _vector(vector: Any) -> Any:
-    """Named vectors in Edge's types: dense lists as they are, sparse ones as ``qe.SparseVector``."""
-    if not isinstance(vector, dict):
-        raise TypeError("points written to the Edge store carry named vectors ({'dense': [...]})")
-    return {
-        k: qe.SparseVector(indices=list(v.indices), values=list(v.values))
-        if isinstance(v, models.SparseVector)
-        else list(v)
-        for k, v in vector.items()
-    }
-
-
-def index_params(kind: str) -> Any:
-    """Edge's parameters for a payload index of a qdrant-client schema name ("keyword", ...)."""
-    return _INDEX_KINDS[kind][1]()
-
-
-def sparse_params(p: models.SparseVectorParams) -> qe.EdgeSparseVectorParams:
-    """Edge's parameters for a sparse vector declared as qdrant-client's."""
-    if p.modifier not in (None, models.Modifier.NONE, models.Modifier.IDF):
-        raise TypeError(f"the Edge store has no sparse modifier {p.modifier!r}")
-    modifier = qe.Modifier.Idf if p.modifier == models.Modifier.IDF else None
-    return qe.EdgeSparseVectorParams(modifier=modifier, on_disk=True)  # memory-mapped: see _INDEX_KINDS
-
-
-def _record(p: Any) -> models.Record:
-    return models.Record.model_construct(id=str(p.id), payload=p.payload, vector=_vectors_back(p.vector))
-
-
-def _vectors_back(vector: Any) -> Any:
-    """Edge's named vectors in qdrant-client's types (sparse ones as ``models.SparseVector``)."""
-    if not isinstance(vector, dict):
-        return vector
-    return {
-        k: models.SparseVector(indices=list(v.indices), values=list(v.values)) if isinstance(v, qe.SparseVector) else v
-        for k, v in vector.items()
-    }
-
-
-def _delete(selector: Any) -> qe.UpdateOperation:
-    if isinstance(selector, models.FilterSelector):
-        return qe.UpdateOperation.delete_points_by_filter(_required(edge_filter(selector.filter)))
-    return qe.UpdateOperation.delete_points(_ids(selector))
-
-
-def edge_filter(f: models.Filter | None) -> qe.Filter | None:
-    """The same filter in Edge's types; an unknown condition fails loudly, never matches silently."""
-    if f is None:
-        return None
-
-    def many(conds: Any) -> list[Any] | None:
-        if conds is None:
-            return None
-        return [_condition(c) for c in (conds if isinstance(conds, list) else [conds])]
-
-    min_should = None
-    if f.min_should is not None:
-        min_should = qe.MinShould(
-            conditions=[_condition(c) for c in f.min_should.conditions], min_count=f.min_should.min_count
-        )
-    return qe.Filter(must=many(f.must), should=many(f.should), must_not=many(f.must_not), min_should=min_should)
-
-
-def _condition(c: Any) -> Any:
-    if isinstance(c, models.Filter):
-        return edge_filter(c)
-    if isinstance(c, models.IsEmptyCondition):
-        return qe.IsEmptyCondition(c.is_empty.key)
-    if isinstance(c, models.IsNullCondition):
-        return qe.IsNullCondition(c.is_null.key)  # type: ignore[attr-defined]
-    if isinstance(c, models.HasIdCondition):
-        return qe.HasIdCondition({_id(i) for i in c.has_id})
-    if isinstance(c, models.FieldCondition):
-        if c.match is not None:
-            return qe.FieldCondition(key=c.key, match=_match(c.match))
-        if isinstance(c.range, models.DatetimeRange):
-            bounds = {k: _iso(getattr(c.range, k)) for k in ("gte", "gt", "lte", "lt")}
-            return qe.FieldCondition(key=c.key, range=qe.RangeDateTime(**bounds))
-        if isinstance(c.range, models.Range):
-            return qe.FieldCondition(
-                key=c.key, range=qe.RangeFloat(gte=c.range.gte, gt=c.range.gt, lte=c.range.lte, lt=c.range.lt)
-            )
-    raise TypeError(f"the Edge store cannot evaluate the filter condition {c!r}")
-
-
-def _match(m: Any) -> Any:
-    if isinstance(m, models.MatchValue):
-        return qe.MatchValue(m.value)
-    if isinstance(m, models.MatchAny):
-        return qe.MatchAny(list(m.any))  # type: ignore[arg-type]
-    if isinstance(m, models.MatchExcept):
-        return qe.MatchExcept(list(m.except_))  # type: ignore[arg-type]
-    if isinstance(m, models.MatchText):
-        return qe.MatchText(m.text)
-    if isinstance(m, models.MatchSubstring):
-        return qe.MatchSubstring(m.substring)
-    raise TypeError(f"the Edge store cannot evaluate the match {m!r}")
-
-
-def _iso(v: Any) -> str | None:
-    if v is None:
-        return None
-    if isinstance(v, datetime | date):
-        return v.isoformat()
-    return str(v)

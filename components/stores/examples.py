@@ -16,7 +16,8 @@ from typing import Any
 from qdrant_client import models
 
 from components.models.embedders import Embedder
-from components.stores.qdrant import DENSE, QdrantIndex
+from components.stores.points import DENSE
+from components.stores.qdrant import QdrantIndex
 
 SUFFIX = "__examples"
 

@@ -20,10 +20,9 @@ only blur their two weights.
 
 from __future__ import annotations
 
-import logging
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,11 +30,10 @@ import numpy as np
 from qdrant_client import models
 
 from components.ingestion.documents import heading
-from components.stores.edge import EdgeClient
-from components.stores.qdrant import QdrantIndex, of_documents
+from components.resilience.errors import CollectionOutdated
+from components.stores.points import of_documents
+from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
-
-log = logging.getLogger(__name__)
 
 SPARSE = "bm25"
 """Name of each point's sparse vector."""
@@ -106,59 +104,66 @@ def sparse_config() -> dict[str, models.SparseVectorParams]:
     return {SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)}
 
 
-Progress = Callable[[int, int], None]
-"""(chunks weighted, chunks in all)."""
-
-
 class LexicalIndex:
     """The BM25 side of a chunk collection, kept in the store: weights written with the chunks, searched there.
 
-    A collection without the sparse vector (local mode's, or a server's, made by an earlier version):
-    ``params`` is then None and lexical retrieval stays with the in-memory ``BM25Index``;
-    ``backfill`` gives an embedded collection its weights from the stored texts.
+    A collection an earlier version made without the weights, or with another tokenizer's, is
+    refused with ``CollectionOutdated``: `rag migrate` computes them from the stored texts.
     """
 
     def __init__(self, index: QdrantIndex, tokenizer: Tokenizer) -> None:
         self.index = index
         self.tokenizer = tokenizer
 
-    def params(self, meta: dict[str, Any] | None = None) -> LexicalParams | None:
-        """The parameters of the stored weights when queries can use them (same tokenizer), else None;
-        ``meta``: the collection's metadata when the caller has just read it."""
+    def outdated(self, meta: dict[str, Any] | None = None) -> str | None:
+        """Why the stored term weights cannot serve this tokenizer's queries (none stored, or made
+        with another tokenizer), or None when they can; ``meta``: the collection's metadata when the
+        caller has just read it. A new collection nothing was written to yet is current: its first
+        write fixes its parameters."""
         params = LexicalParams.from_meta(self.index.metadata() if meta is None else meta)
         if params is None:
-            return None
+            empty = self.index.count() == 0 and SPARSE in self.index.sparse_vectors()
+            return None if empty else "it keeps no BM25 term weights"
         if params.tokenizer != self.tokenizer.signature:
-            log.warning(
-                "lexical weights of %s were made with tokenizer %s, not %s: using the in-memory BM25 index",
-                self.index.collection,
-                params.tokenizer,
-                self.tokenizer.signature,
-            )
-            return None
-        return params
+            return f"its BM25 term weights were made with tokenizer {params.tokenizer}, not {self.tokenizer.signature}"
+        return None
 
-    def weights(
-        self, documents: Sequence[Sequence[dict[str, Any]]]
-    ) -> tuple[str, list[list[models.SparseVector]]] | None:
-        """Each chunk's term weights, per document, for ``QdrantIndex.write``; None when the
-        collection keeps none (a server collection made before them). The first write fixes the
-        collection's average chunk length; an embedded collection without weights (made by an
-        earlier version, or a backfill that stopped) is backfilled first."""
-        params = LexicalParams.from_meta(self.index.metadata())
-        if params is None and self.index.count() > 0:
-            if not self.index.is_edge:
-                return None
-            log.info("%s: computing the stored chunks' lexical weights once", self.index.collection)
-            self.backfill()
-            params = LexicalParams.from_meta(self.index.metadata())
-        elif SPARSE not in self.index.sparse_vectors():
-            return None
+    def params(self, meta: dict[str, Any] | None = None) -> LexicalParams | None:
+        """The parameters of the stored weights (None before a new collection's first write); raises
+        ``CollectionOutdated`` when queries cannot use them. ``meta`` as for ``outdated``."""
+        meta = self.index.metadata() if meta is None else meta
+        why = self.outdated(meta)
+        if why is not None:
+            raise self._outdated(why)
+        return LexicalParams.from_meta(meta)
+
+    def weights(self, documents: Sequence[Sequence[dict[str, Any]]]) -> tuple[str, list[list[models.SparseVector]]]:
+        """Each chunk's term weights, per document, for ``QdrantIndex.write``. The first write into
+        a new collection fixes its average chunk length."""
+        params = self.params()
         tokens = [[self.tokenizer(search_text(pl)) for pl in payloads] for payloads in documents]
         if params is None:
             params = LexicalParams.measured((t for doc in tokens for t in doc), self.tokenizer.signature)
             self.index.update_metadata(**{META_KEY: params.to_meta()})
         return SPARSE, [[document_vector(t, params) for t in doc] for doc in tokens]
+
+    def _outdated(self, why: str) -> CollectionOutdated:
+        index = self.index
+        if index.is_edge:
+            todo = "Run `rag migrate`: it computes them from the stored texts (nothing is embedded again)."
+        elif index.is_local:
+            todo = (
+                "Run `rag migrate` with QDRANT_ENGINE unset: it copies the store into Qdrant Edge and "
+                "computes them from the stored texts (nothing is embedded again)."
+            )
+        else:
+            todo = (
+                "`rag migrate` upgrades the embedded store only: ingest into a new collection (--collection "
+                f"NAME / COLLECTION), or drop this one with `rag drop {index.collection}` and ingest again."
+            )
+        return CollectionOutdated(
+            f"Collection {index.collection!r} at {index.location} was written by an earlier version: {why}. {todo}"
+        )
 
     def search(
         self,
@@ -183,23 +188,3 @@ class LexicalIndex:
             vec = r.vector.get(SPARSE) if isinstance(r.vector, dict) else None
             out.append(np.asarray(vec.indices if isinstance(vec, models.SparseVector) else [], dtype=np.int64))
         return out
-
-    def backfill(self, *, progress: Progress | None = None, batch: int = 512) -> int:
-        """Give every stored chunk its weights (the embedded store only); how many were weighted."""
-        client = self.index.client
-        if not isinstance(client, EdgeClient):
-            raise ValueError("only the embedded store can add a sparse vector to an existing collection")
-        texts: dict[str, list[str]] = {}
-        for p in self.index.scroll(fields=True):
-            texts[str(p.id)] = self.tokenizer(search_text(dict(p.payload or {})))
-        params = LexicalParams.measured(texts.values(), self.tokenizer.signature)
-        if SPARSE not in self.index.sparse_vectors():
-            client.create_sparse_vector(self.index.collection, SPARSE, sparse_config()[SPARSE])
-        ids = list(texts)
-        for start in range(0, len(ids), batch):
-            part = ids[start : start + batch]
-            self.index.set_vectors(SPARSE, {i: document_vector(texts[i], params) for i in part})
-            if progress is not None:
-                progress(min(start + batch, len(ids)), len(ids))
-        self.index.update_metadata(**{META_KEY: params.to_meta()})
-        return len(ids)

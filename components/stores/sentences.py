@@ -36,7 +36,8 @@ import numpy as np
 
 from components.ingestion.chunker import stitch_parent
 from components.models.embedders import Embedder
-from components.stores.qdrant import QdrantIndex, of_documents
+from components.stores.points import of_documents
+from components.stores.qdrant import QdrantIndex
 from components.text.sentences import candidate_sentences
 
 log = logging.getLogger(__name__)

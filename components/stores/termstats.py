@@ -9,12 +9,13 @@ then moved along with each write: a write adds its chunks' terms and takes away 
 chunks it replaces or deletes, so that a 10-document change costs those documents only.
 
 The idf is rank-bm25's Okapi formula over these counts, ``ln((N − n + 0.5) / (n + 0.5))`` with
-terms in more than half the chunks floored to a quarter of the mean idf, so the graders'
-calibrated thresholds hold whichever side supplies it (``BM25Index.idf`` is the same formula).
+terms in more than half the chunks floored to a quarter of the mean idf (``BM25Okapi.idf``), on
+which the graders' thresholds were calibrated.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -111,7 +112,7 @@ class TermStats:
 
 
 class TermIdf(Mapping[str, float]):
-    """A term's idf by name, over a table kept by term dimension (read-only, as ``BM25Index.idf``).
+    """A term's idf by name, over a table kept by term dimension (read-only).
 
     Terms are stored by their hash, so the names cannot be listed: iterating the keys raises, while
     lookups, ``len`` and ``values`` (the largest idf stands for a term never seen) work."""
@@ -154,6 +155,8 @@ class _Values(ValuesView[float]):
         return bool(np.any(self._idf == value))
 
 
-def path_for(bm25_cache: Path) -> Path:
-    """Where a collection's table lives: beside its in-memory BM25 cache (the same key)."""
-    return bm25_cache.with_suffix(".terms.npz")
+def path_for(data_dir: Path, collection: str, location: str) -> Path:
+    """Where a collection's table lives under ``DATA_DIR``: keyed by the store's location and the
+    collection's name, so that two stores' collections of one name keep two tables."""
+    key = hashlib.sha1(f"{location}\x00{collection}".encode()).hexdigest()[:12]
+    return Path(data_dir) / "bm25" / f"{collection}-{key}.terms.npz"

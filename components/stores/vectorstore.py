@@ -26,7 +26,9 @@ from qdrant_client import QdrantClient
 
 from components.models.embedders import Embedder
 from components.resilience.errors import IndexingError
-from components.stores.qdrant import CONTENT_KEY, DENSE, DISTANCE, METADATA_KEY, QdrantIndex
+from components.stores.collection import DISTANCE
+from components.stores.points import CONTENT_KEY, DENSE, METADATA_KEY
+from components.stores.qdrant import QdrantIndex
 
 
 class CollectionVectorStore(QdrantVectorStore):

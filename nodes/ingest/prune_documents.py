@@ -34,12 +34,10 @@ def make(c: Components) -> Node:
             )
             if not gone:
                 return 0, version
-            lexical = c.lexical(index.collection)
-            removed = lexical.terms(gone) if lexical is not None else []
+            removed = c.lexical(index.collection).terms(gone)
             index.delete_documents(gone)
             bumped = index.bump_version()
-            if lexical is not None:
-                record_write(c.terms_path(index.collection), removed=removed, added=[], version=bumped)
+            record_write(c.terms_path(index.collection), removed=removed, added=[], version=bumped)
             return len(gone), bumped
 
         pruned, version = await asyncio.to_thread(work)

@@ -1,11 +1,9 @@
 """After a write: bring what queries read about the whole collection up to date now, so the first search does not wait.
 
-A collection that keeps its BM25 in the store only needs its term statistics, which the writes
-moved along (components/stores/corpus.py): loading them here costs milliseconds, and counts
-them from the stored vectors once if they were missing. A collection without stored term
-weights has its in-memory BM25 index rebuilt (7.5 s for SciFact's 12,490 chunks on a 2-core
-machine), which the first person to search would otherwise wait through. Nothing written or
-pruned: nothing to do. A failure costs nothing but that time: the chunks are in Qdrant and the
+The collection keeps its BM25 in the store, so what queries read of it is its term statistics,
+which the writes moved along (components/stores/corpus.py): loading them here costs
+milliseconds, and counts them from the stored vectors once if they were missing. Nothing
+written or pruned: nothing to do. A failure costs nothing but that time: the chunks are in Qdrant and the
 first query loads what it needs, so it is logged, not raised.
 """
 

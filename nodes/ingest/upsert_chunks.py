@@ -30,12 +30,11 @@ def make(c: Components) -> Node:
             lexical = LexicalIndex(index, c.tokenizer)
             weights = lexical.weights([r["payloads"] for r in batch])
             # the chunks this write replaces leave the collection's term statistics (components/stores/corpus.py)
-            replaced = lexical.terms([r["doc_id"] for r in batch]) if weights is not None else []
+            replaced = lexical.terms([r["doc_id"] for r in batch])
             index.write([(r["doc_id"], r["payloads"], v) for r, v in zip(batch, vectors, strict=True)], sparse=weights)
             version = index.bump_version()
-            if weights is not None:
-                added = [sv.indices for doc in weights[1] for sv in doc]
-                record_write(c.terms_path(index.collection), removed=replaced, added=added, version=version)
+            added = [sv.indices for doc in weights[1] for sv in doc]
+            record_write(c.terms_path(index.collection), removed=replaced, added=added, version=version)
             return version
 
         version = await asyncio.to_thread(work)

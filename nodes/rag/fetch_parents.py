@@ -2,7 +2,7 @@
 
 Ingestion stores each chunk's parent section id and offsets; the section is rebuilt from its
 chunks (components/retrieval/parents.py) so the generator sees whole paragraphs, not 800-character
-cuts. When the vector store is unreachable, the BM25 index's copy of the payloads serves.
+cuts.
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ from typing import Any, cast
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.resilience.errors import ServiceUnavailable
 from components.retrieval.parents import expand_to_parents
 from graph.context import Context
 from graph.state import Passage, RAGState
 from guardrails.documents import SCORE_KEY
-from nodes.rag.common import log_error
 from nodes.rag.rails import screen_passages
 from nodes.types import RAGNode as Node
 
@@ -39,17 +37,8 @@ def make(c: Components) -> Node:
         scores: dict[str, float | None] = {str(r.get("chunk_id")): r.get("injection") for r in relevant}
 
         def fetch(parent_ids: list[str]) -> list[dict[str, Any]]:
-            index = c.index(collection)
-            payloads: list[dict[str, Any]] | None = None
-            if not index.is_local:  # a server filters on its payload index
-                try:
-                    payloads = index.chunks_by_parent(parent_ids)
-                except ServiceUnavailable as e:
-                    log_error("vector_store", "fetch_parents", state, e)
-            if payloads is None:
-                # the embedded store (its payload index, or the in-memory BM25 index's copies), or the
-                # server is down (the in-memory index's cache)
-                payloads = c.corpus(collection).payloads_of_parents(parent_ids)
+            # one filtered scroll over the store's payload index on parent_id
+            payloads = c.index(collection).chunks_by_parent(parent_ids)
             scores.update({str(pl.get("chunk_id")): pl.get(SCORE_KEY) for pl in payloads})
             return payloads
 

@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.heuristics import grading
-from components.stores.qdrant import chunk_point_id
+from components.stores.points import chunk_point_id
 from graph.context import Context
 from graph.state import ContextVerdict, RAGState, Result
 from nodes.rag import prompts

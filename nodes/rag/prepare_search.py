@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.resilience.errors import QueryError, ServiceUnavailable, UnknownDocument
+from components.resilience.errors import CollectionOutdated, QueryError, ServiceUnavailable, UnknownDocument
 from components.retrieval.dense import has_document
 from components.retrieval.filters import SearchFilters
 from components.text.language import detect_language
@@ -46,11 +46,13 @@ def make(c: Components) -> Node:
             ):
                 raise UnknownDocument(similar_to, index.collection)
             # load what the retrievers read here, where no timeout runs: a fresh process's model,
-            # and what their filters consult (run_filters; the in-memory BM25 index takes seconds
-            # to load at 10k chunks), so that a first load does not eat the vector store's timeout
+            # and what their filters consult (run_filters: the collection's term statistics, counted
+            # once if missing), so that a first load does not eat the vector store's timeout
             c.embedder.warm_up_for_queries(len(queries))
             try:
                 c.corpus(ctx.collection or None, version=int(meta.get("version", 0)))
+            except CollectionOutdated:  # an earlier version's collection: the user is told what to run
+                raise
             except Exception as e:  # retrieve_bm25 reports it; dense search goes on
                 log.debug("collection statistics not loaded ahead of retrieval: %s", e)
             return meta
@@ -58,7 +60,7 @@ def make(c: Components) -> Node:
         notes: list[str] = []
         try:
             meta = await asyncio.to_thread(check)
-        except ServiceUnavailable as e:  # retrieval nodes fall back to BM25's cached index
+        except ServiceUnavailable as e:  # the retrieval nodes' fallbacks say what is missing
             log.warning("vector store unavailable: %s", e)
             meta, notes = {}, [f"The vector store did not answer: {e}"]
         queries = list(dict.fromkeys(queries))

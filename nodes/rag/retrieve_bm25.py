@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.retrieval.hits import LISTED
-from components.retrieval.lexical import bm25_search, engine_search
+from components.retrieval.lexical import engine_search
 from graph.context import Context
 from graph.state import RAGState
 from nodes.rag.common import run_filters
@@ -30,24 +30,15 @@ def make(c: Components) -> Node:
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
         limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
         queries = for_retrieval(state, state.get("queries") or [])
-        stale = False
+        # BM25 and its filters run in the store, beside the vectors (components/stores/lexical.py)
         lexical = await asyncio.to_thread(c.lexical, ctx.collection or None)
-        if lexical is not None:  # the store keeps the weights: BM25 and its filters run in the engine
-            search = partial(engine_search, lexical, queries, filters, limit=limit, fields=LISTED)
-        else:  # the in-memory index, loaded (or rebuilt after an ingestion) before the timeout starts:
-            # that runs once per index version, and cutting it would only start it over next time
-            bm25 = await asyncio.to_thread(c.bm25, ctx.collection or None)
-            search = partial(bm25_search, bm25, c.tokenizer, queries, filters, limit=limit)
-            stale = bm25.stale
+        search = partial(engine_search, lexical, queries, filters, limit=limit, fields=LISTED)
         hits, timings = await asyncio.wait_for(asyncio.to_thread(search), timeout=c.settings.bm25_timeout)
-        out: dict[str, Any] = {
+        return {
             "bm25_hits": [[h.to_dict() for h in q] for q in hits],
             "retrievers": ["bm25"],
             "timings_ms": timings,
         }
-        if stale:
-            out["notes"] = ["The vector store did not answer; BM25 used its cached index, which may be out of date."]
-        return out
 
     return retrieve_bm25
 

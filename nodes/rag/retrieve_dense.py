@@ -45,7 +45,6 @@ def make(c: Components) -> Node:
                     for_retrieval(state, state.get("dense_queries") or state.get("queries") or []),
                     filters,
                     limit=limit,
-                    payloads=c.payload_mirror(collection),
                     fields=LISTED,
                 )
         return {"dense_hits": [[h.to_dict() for h in q] for q in hits], "retrievers": ["dense"], "timings_ms": timings}

@@ -44,10 +44,7 @@ def sample_store(root: Path, *, sentence_vectors: bool = True, **settings: Any) 
 
 def with_models(base: Components, **models: Any) -> Components:
     """Components sharing the store, embedder and client of ``base``, with chat models injected per role."""
-    c = Components(base.settings, embedder=base.embedder, chat_models=models)
-    c._indexes = base._indexes  # one client per folder (local mode locks it)
-    c._bm25 = base._bm25
-    return c
+    return Components(base.settings, embedder=base.embedder, chat_models=models, store_of=base)
 
 
 def with_llm_server(base: Components, url: str, **settings: Any) -> Components:
@@ -55,9 +52,7 @@ def with_llm_server(base: Components, url: str, **settings: Any) -> Components:
     s = base.settings.model_copy(
         update={"llm_model": "fake-chat", "ollama_base_url": url, "llm_timeout": 5.0, **settings}
     )
-    c = Components(s, embedder=base.embedder)
-    c._indexes, c._bm25 = base._indexes, base._bm25
-    return c
+    return Components(s, embedder=base.embedder, store_of=base)
 
 
 def payloads(c: Components) -> list[dict[str, Any]]:

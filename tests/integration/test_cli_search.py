@@ -223,7 +223,8 @@ def test_chunk_types_are_recorded_filterable_and_given_to_an_older_store(tmp_pat
     # a store written before chunk types existed: the next ingestion labels it, embedding nothing
     from qdrant_client import models
 
-    from components.stores.qdrant import TYPED_KEY, QdrantIndex
+    from components.stores.collection import TYPED_KEY
+    from components.stores.qdrant import QdrantIndex
 
     store = QdrantIndex(collection="rag", path=tmp_path / "qdrant")
     client = store.client

@@ -138,8 +138,7 @@ def judge_reply(payload: dict[str, Any]) -> dict[str, Any]:
 def test_with_a_judge_the_llm_metrics_are_scored_through_ollama(store: Components, tmp_path: Path) -> None:
     with ollama_server(Behaviour(chat_handler=judge_reply)) as (url, behaviour):
         s = store.settings.model_copy(update={"ollama_base_url": url, "llm_timeout": 10.0})
-        c = Components(s, embedder=store.embedder)
-        c._indexes, c._bm25 = store._indexes, store._bm25
+        c = Components(s, embedder=store.embedder, store_of=store)
         out = report(
             c,
             RunOptions(

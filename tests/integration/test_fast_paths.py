@@ -1,7 +1,6 @@
 """Shortcuts taken for speed must give the answers the slow paths give.
 
-* dense search reads payloads from the in-memory BM25 index instead of Qdrant's deep copies,
-  but only while that index is at the store's version: an edited document shows its new text;
+* dense search returns the store's points as they are now: an edited document shows its new text;
 * context grading reads a BM25-only chunk's stored vector instead of embedding it again;
 * answer grading reads the vectors extraction computed for the answer's sentences;
 * ``EMBEDDING_PRECISION=int8`` embeds queries with an int8 encoder and passages in fp32, one
@@ -23,7 +22,7 @@ from components.heuristics.extractive import extract_answer
 from components.resilience.errors import ConfigurationError
 from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
-from components.stores.qdrant import chunk_point_id
+from components.stores.points import chunk_point_id
 from graph.context import Context
 from nodes.rag.grade_context import with_stored_cosines
 from tests.integration.helpers import EmbeddedTexts, ingest, sample_store
@@ -42,22 +41,19 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def _hits(c: Components, query: str) -> list[tuple[str, float, dict[str, Any]]]:
-    hits, _ = dense_search(c.index(), c.embedder, [query], NO_FILTER, limit=20, payloads=c.payload_mirror())
+    hits, _ = dense_search(c.index(), c.embedder, [query], NO_FILTER, limit=20)
     return [(h.point_id, h.score, h.payload) for h in hits[0]]
 
 
-def test_dense_payloads_from_the_mirror_equal_the_stores(store: Any) -> None:
+def test_dense_hits_are_the_store_s_points_and_payloads(store: Any) -> None:
     c, _ = store
     question = "When should I water the monstera?"
-    c.bm25()
-    assert c.payload_mirror() is not None  # ingestion left the current BM25 index loaded
     points = c.index().search(c.embedder.encode_queries([question])[0], limit=20, with_payload=True)
     assert _hits(c, question) == [(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
 
 
 def test_an_edited_document_never_shows_its_old_text(store: Any) -> None:
     c, vaults = store
-    c.bm25()  # the mirror holds the first version
     note = vaults / "life" / "Monstera Care.md"
     note.write_text(note.read_text(encoding="utf-8").replace("top 5 cm", "top 7 cm"), encoding="utf-8")
     assert ingest(c, vaults)["failures"] == []
@@ -66,19 +62,10 @@ def test_an_edited_document_never_shows_its_old_text(store: Any) -> None:
     assert not any("top 5 cm" in t for t in texts)
 
 
-def test_a_mirror_behind_the_store_is_not_used(store: Any) -> None:
-    c, _ = store
-    bm = c.bm25()
-    assert c.payload_mirror() is bm
-    c.index().bump_version()  # what any write does; the loaded index is now behind the store
-    assert c.payload_mirror() is None
-    assert c.bm25() is not bm  # and the next BM25 search reloads it
-
-
 def test_context_grading_reads_stored_vectors_as_dense_search_scores_them(store: Any) -> None:
     c, _ = store
     question = "When should I water the monstera?"
-    dense, _ = dense_search(c.index(), c.embedder, [question], NO_FILTER, limit=5, payloads=c.payload_mirror())
+    dense, _ = dense_search(c.index(), c.embedder, [question], NO_FILTER, limit=5)
     top = dense[0][0]
     # the same chunk as a BM25-only result: no dense score of its own
     result = {"chunk_id": top.payload["chunk_id"], "text": top.payload["text"], "retriever_scores": {"bm25": 3.0}}
@@ -102,9 +89,9 @@ def test_answer_grading_embeds_nothing_that_extraction_embedded(store: Any) -> N
     question = "When should I water the monstera?"
     passages = [str(pl.get("text") or "") for _, _, pl in _hits(c, question)[:3]]
     c.embedder.clear_query_cache()
-    ex = extract_answer(question, passages, tokenize=c.tokenizer, idf=c.bm25().idf, embed=c.embedder.encode_queries)
+    ex = extract_answer(question, passages, tokenize=c.tokenizer, idf=c.corpus().idf, embed=c.embedder.encode_queries)
     assert "[1]" in ex.answer and "top" in ex.answer
-    kw = {"embed": c.embedder.encode_queries, "tokenize": c.tokenizer, "idf": c.bm25().idf}
+    kw = {"embed": c.embedder.encode_queries, "tokenize": c.tokenizer, "idf": c.corpus().idf}
     with EmbeddedTexts(c) as embedded:
         verdict = grading.grade_answer(question, ex.answer, **kw)
     assert embedded == []

@@ -169,24 +169,25 @@ def test_other_embedding_model_is_refused_with_both_names(settings: Settings, co
 
 
 def test_bm25_follows_the_collection_version(components: Components, corpus: Path) -> None:
+    from components.retrieval.filters import SearchFilters
+    from components.retrieval.lexical import engine_search
+
     ingest(components, corpus / "notes")
-    bm = components.bm25()
-    assert bm.version == components.index().metadata()["version"]
-    assert not bm.search(components.tokenizer("ラーメン"))
+    corpus_before = components.corpus()
+    assert corpus_before.version == components.index().metadata()["version"]
+    assert engine_search(components.lexical(), ["ラーメン"], SearchFilters(), limit=5)[0] == [[]]
     (corpus / "notes" / "ramen.md").write_text("# ラーメン\n豚骨ラーメンの作り方。", encoding="utf-8")
     ingest(components, corpus / "notes")
-    fresh = Components(components.settings)  # another process would read the same cache folder
+    fresh = Components(components.settings)  # another process reads the same store and statistics
     components.close()
     try:
-        bm2 = fresh.bm25()
-        assert bm2.version == bm.version + 1
-        assert bm2.search(fresh.tokenizer("ラーメン"))
+        assert fresh.corpus().version == corpus_before.version + 1 and "ラーメン" in fresh.corpus().idf
+        assert engine_search(fresh.lexical(), ["ラーメン"], SearchFilters(), limit=5)[0][0]
     finally:
         fresh.close()
 
 
 def test_ingestion_moves_the_term_statistics_and_rebuilds_nothing(components: Components, corpus: Path) -> None:
-    from components.stores import bm25 as bm25_index
     from components.stores.lexical import LexicalIndex
     from components.stores.termstats import TermStats
 
@@ -215,7 +216,7 @@ def test_ingestion_moves_the_term_statistics_and_rebuilds_nothing(components: Co
     idf = components.corpus().idf  # the pruned note's terms are gone, the edit's are in
     assert "ラーメン" in idf and "paramet" not in idf and "昆布" not in idf
     # and no in-memory BM25 index was built for any of it
-    assert not bm25_index.cache_path(components.settings.data_dir, index.collection, index.location).exists()
+    assert not list((components.settings.data_dir / "bm25").glob("*.pkl"))
 
 
 def test_sample_vaults_ingest_cleanly(components: Components, tmp_path: Path) -> None:

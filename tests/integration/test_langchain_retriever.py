@@ -16,7 +16,8 @@ from components.factory import Components
 from components.resilience.errors import CollectionNotFound, IndexingError, QueryError
 from components.retrieval.filters import SearchFilters
 from components.settings import Settings
-from components.stores.qdrant import DISTANCE, chunk_point_id
+from components.stores.collection import DISTANCE
+from components.stores.points import chunk_point_id
 from components.stores.vectorstore import langchain_vectorstore
 from graph.context import Context
 from graph.rag import build_rag_graph

@@ -16,7 +16,7 @@ from components.heuristics.routing import ExemplarRouter
 from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
 from components.retrieval.fusion import fuse
-from components.retrieval.lexical import bm25_search
+from components.retrieval.lexical import engine_search
 from components.text.messages import NO_INFO
 from tests.conftest import REPO
 from tests.integration.helpers import sample_store
@@ -47,8 +47,8 @@ def c(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def results(c: Components, q: str, k: int = 5) -> list[dict[str, Any]]:
     f = SearchFilters()
-    dense, _ = dense_search(c.index(), c.embedder, [q], f, limit=20, payloads=c.payload_mirror())
-    lexical, _ = bm25_search(c.bm25(), c.tokenizer, [q], f, limit=20)
+    dense, _ = dense_search(c.index(), c.embedder, [q], f, limit=20)
+    lexical, _ = engine_search(c.lexical(), [q], f, limit=20)
     return [
         {"text": h.payload["text"], "title": h.payload.get("title"), "retriever_scores": h.scores}
         for h in fuse(dense, lexical)[:k]
@@ -63,7 +63,7 @@ def extract(c: Components, q: str) -> tuple[str, list[str]]:
     res = results(c, q)
     passages = [r["text"] for r in res]
     ex = extract_answer(
-        q, passages, tokenize=c.tokenizer, idf=c.bm25().idf, language=lang(q), embed=c.embedder.encode_queries
+        q, passages, tokenize=c.tokenizer, idf=c.corpus().idf, language=lang(q), embed=c.embedder.encode_queries
     )
     return ex.answer, passages
 
@@ -88,7 +88,7 @@ def test_extraction_says_no_information_for_an_unrelated_context(c: Components) 
         "What is the capital of Mongolia?",
         [r["text"] for r in results(c, "What is the capital of Mongolia?")],
         tokenize=c.tokenizer,
-        idf=c.bm25().idf,
+        idf=c.corpus().idf,
         embed=c.embedder.encode_queries,
     )
     assert ex.answer == NO_INFO["en"] and ex.used_sources == []
@@ -96,14 +96,14 @@ def test_extraction_says_no_information_for_an_unrelated_context(c: Components) 
 
 @pytest.mark.parametrize("q", QUESTIONS)
 def test_context_for_the_sample_questions_is_relevant(c: Components, q: str) -> None:
-    g = grade_context(q, results(c, q), tokenize=c.tokenizer, idf=c.bm25().idf)
+    g = grade_context(q, results(c, q), tokenize=c.tokenizer, idf=c.corpus().idf)
     assert g.relevant, g.reason
     assert 0.5 <= g.score <= 1.0 and len(g.chunk_scores) == 5
 
 
 @pytest.mark.parametrize("q", ABSENT)
 def test_context_for_absent_topics_is_not_relevant(c: Components, q: str) -> None:
-    g = grade_context(q, results(c, q), tokenize=c.tokenizer, idf=c.bm25().idf)
+    g = grade_context(q, results(c, q), tokenize=c.tokenizer, idf=c.corpus().idf)
     assert not g.relevant, g.reason
     assert g.score < 0.5
 
@@ -131,7 +131,7 @@ def test_support_passes_copied_answers_and_catches_invented_sentences(c: Compone
 
 
 def test_answer_grade_prefers_answers_to_no_information(c: Components) -> None:
-    kw = {"embed": c.embedder.encode_queries, "tokenize": c.tokenizer, "idf": c.bm25().idf}
+    kw = {"embed": c.embedder.encode_queries, "tokenize": c.tokenizer, "idf": c.corpus().idf}
     answer, _ = extract(c, QUESTIONS[8])
     assert grade_answer(QUESTIONS[8], answer, **kw).useful
     assert not grade_answer(QUESTIONS[8], NO_INFO["en"], **kw).useful

@@ -99,7 +99,7 @@ def test_search_falls_back_to_bm25_when_the_embedding_server_dies(settings: Sett
     with ollama_server() as (url, _):
         c = Components(ollama_settings(settings, url))
         ingest(c, folder)
-        c.bm25()  # built while everything is up
+        c.corpus()  # loaded while everything is up
     try:  # the server is gone now
         out = asyncio.run(build_rag_graph(c).ainvoke({"mode": "search", "question": "word1 shared text"}))
         assert out["results"][0]["title"] == "Note 1"

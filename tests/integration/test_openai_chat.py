@@ -218,8 +218,9 @@ def test_the_qa_graph_answers_through_the_openai_provider_and_streams_the_answer
     try:
         with openai_server(Behaviour(api_key=KEY, chat_handler=reply)) as (url, b):
             s = openai_settings(url, llm_timeout=5.0, qdrant_path=base.settings.qdrant_path)
-            c = Components(s.model_copy(update={"data_dir": base.settings.data_dir}), embedder=base.embedder)
-            c._indexes, c._bm25 = base._indexes, base._bm25
+            c = Components(
+                s.model_copy(update={"data_dir": base.settings.data_dir}), embedder=base.embedder, store_of=base
+            )
             graph = build_rag_graph(c)
 
             async def go() -> tuple[dict[str, Any], list[str]]:

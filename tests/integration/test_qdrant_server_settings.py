@@ -10,7 +10,7 @@ import pytest
 from components.factory import Components
 from components.resilience.errors import ConfigurationError, ServiceUnavailable
 from components.settings import Settings
-from components.stores.qdrant import INDEXED
+from components.stores.points import INDEXED
 from tests.fakes.qdrant_server import API_KEY, qdrant_server
 
 pytestmark = pytest.mark.integration

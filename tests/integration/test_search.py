@@ -14,7 +14,7 @@ from components.factory import Components
 from components.resilience.errors import CollectionNotFound, QueryError
 from components.retrieval.dense import dense_search
 from components.retrieval.filters import SearchFilters
-from components.retrieval.lexical import bm25_search
+from components.retrieval.lexical import engine_search
 from graph.context import Context
 from graph.rag import build_rag_graph
 from tests.integration.helpers import sample_store
@@ -56,16 +56,16 @@ def test_each_filter_admits_the_same_chunks_on_both_sides(indexed: Any, raw: dic
     raw = json.loads(json.dumps(raw).replace("VAULT", str(vaults)))
     f = SearchFilters.parse(raw)
     in_qdrant = {str(p.id) for p in c.index().scroll(scroll_filter=f.to_qdrant())}
-    bm = c.bm25()
-    in_bm25 = {bm.point_ids[i] for i, p in enumerate(bm.payloads) if f.matches(p)}
-    assert in_qdrant == in_bm25
-    assert 0 < len(in_qdrant) < bm.size  # the filter does something
+    every = {str(p.id): dict(p.payload or {}) for p in c.index().scroll()}
+    in_python = {pid for pid, p in every.items() if f.matches(p)}
+    assert in_qdrant == in_python
+    assert 0 < len(in_qdrant) < len(every)  # the filter does something
     dense, _ = dense_search(c.index(), c.embedder, ["料理 search water"], f, limit=50)
-    lexical, _ = bm25_search(c.bm25(), c.tokenizer, ["料理 search water BM25 味噌"], f, limit=50)
+    lexical, _ = engine_search(c.lexical(), ["料理 search water BM25 味噌"], f, limit=50)
     assert {h.point_id for h in dense[0]} <= in_qdrant
     assert {h.point_id for h in lexical[0]} <= in_qdrant
     out = run(c, question="味噌 water BM25 search", filters=raw, top_k=10)
-    admitted_chunks = {p["chunk_id"] for i, p in enumerate(bm.payloads) if bm.point_ids[i] in in_qdrant}
+    admitted_chunks = {every[pid]["chunk_id"] for pid in in_qdrant}
     assert out["results"] and {r["chunk_id"] for r in out["results"]} <= admitted_chunks
 
 
@@ -191,8 +191,8 @@ def test_slow_vector_store_is_cut_at_the_timeout(indexed: Any, monkeypatch: pyte
     import threading
 
     c, _ = indexed
-    fast = Components(c.settings.model_copy(update={"vector_timeout": 0.3}), embedder=c.embedder)
-    fast._indexes, fast._bm25 = c._indexes, c._bm25  # same store and caches, shorter timeout
+    # same store and caches, shorter timeout
+    fast = Components(c.settings.model_copy(update={"vector_timeout": 0.3}), embedder=c.embedder, store_of=c)
     original = type(c.index()).search
     release, finished = threading.Event(), threading.Event()
 
@@ -222,8 +222,8 @@ def test_slow_bm25_search_is_cut_at_its_timeout(indexed: Any, monkeypatch: pytes
     from nodes.rag import retrieve_bm25
 
     c, _ = indexed
-    fast = Components(c.settings.model_copy(update={"bm25_timeout": 0.3}), embedder=c.embedder)
-    fast._indexes, fast._bm25 = c._indexes, c._bm25  # same store and caches, shorter timeout
+    # same store and caches, shorter timeout
+    fast = Components(c.settings.model_copy(update={"bm25_timeout": 0.3}), embedder=c.embedder, store_of=c)
     release = threading.Event()
     # the search takes 3 s against a timeout of 0.3 s; the run ends when it is cut, and only
     # leaves the event loop when the cut-off thread has finished
@@ -236,8 +236,6 @@ def test_slow_bm25_search_is_cut_at_its_timeout(indexed: Any, monkeypatch: pytes
 
         return slow
 
-    # both lexical paths: the store's BM25 and the in-memory index (a collection without weights)
-    monkeypatch.setattr(retrieve_bm25, "bm25_search", slowed(retrieve_bm25.bm25_search))
     monkeypatch.setattr(retrieve_bm25, "engine_search", slowed(retrieve_bm25.engine_search))
     try:
         out = asyncio.run(
@@ -251,18 +249,13 @@ def test_slow_bm25_search_is_cut_at_its_timeout(indexed: Any, monkeypatch: pytes
     assert out["results"] and all(set(r["ranks"]) == {"dense"} for r in out["results"])
 
 
-@pytest.mark.parametrize("path", ["store", "in-memory"])
-def test_bm25_failure_falls_back_to_dense(indexed: Any, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+def test_bm25_failure_falls_back_to_dense(indexed: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     c, _ = indexed
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("bm25 cache corrupt")
 
-    if path == "store":  # the store's BM25 side cannot be read
-        monkeypatch.setattr(Components, "lexical", broken)
-    else:  # a collection without weights, whose in-memory index cannot be read
-        monkeypatch.setattr(Components, "lexical", lambda *a, **k: None)
-        monkeypatch.setattr(Components, "bm25", broken)
+    monkeypatch.setattr(Components, "lexical", broken)  # the store's BM25 side cannot be read
     out = run(c, question="monstera watering", top_k=3)
     assert out["results"] and all(set(r["ranks"]) == {"dense"} for r in out["results"])
     assert any("dense retrieval only" in w for w in out["warnings"])

@@ -89,7 +89,7 @@ def test_an_extractive_answer_embeds_only_the_question(store: Any) -> None:
             sections.setdefault(str(pl["parent_id"]), []).append(pl)
     passages = [stitch_parent(chunks) for chunks in sections.values()]
     c.embedder.clear_query_cache()
-    kw: dict[str, Any] = {"tokenize": c.tokenizer, "idf": c.bm25().idf}
+    kw: dict[str, Any] = {"tokenize": c.tokenizer, "idf": c.corpus().idf}
     by_store = extract_answer(QUESTION, passages, embed=c.sentences().embed, **kw)
     c.embedder.clear_query_cache()
     by_model = extract_answer(QUESTION, passages, embed=c.embedder.encode_queries, **kw)

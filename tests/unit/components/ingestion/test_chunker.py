@@ -49,8 +49,8 @@ def test_pdf_pages_are_sections() -> None:
 
 
 def test_aliases_join_the_title_in_what_is_embedded_and_what_bm25_indexes() -> None:
-    from components.stores.bm25 import search_text
-    from components.stores.qdrant import chunk_payload
+    from components.stores.lexical import search_text
+    from components.stores.points import chunk_payload
 
     doc = Document(
         doc_id="m",

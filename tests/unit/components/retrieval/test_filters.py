@@ -12,7 +12,7 @@ from qdrant_client import models
 from components.ingestion.documents import Chunk, Document
 from components.resilience.errors import QueryError
 from components.retrieval.filters import SearchFilters
-from components.stores.qdrant import chunk_payload
+from components.stores.points import chunk_payload
 
 
 def payload(

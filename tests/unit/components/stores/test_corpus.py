@@ -1,18 +1,21 @@
-"""The collection as the query path sees it: the store answers what the in-memory index answered,
-and the term statistics moved along writes are those counted afresh."""
+"""The collection as the query path sees it: the store answers what a pass over every stored payload
+answers (rank-bm25's statistics for the idf and the lexical top), and the term statistics moved
+along writes are those counted afresh."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from rank_bm25 import BM25Okapi
 
-from components.retrieval.filters import FieldFilter, SearchFilters
+from components.retrieval.filters import Condition, FieldFilter, SearchFilters
 from components.retrieval.results import explain_empty
-from components.stores.bm25 import BM25Index
-from components.stores.corpus import StoreCorpus, open_store_corpus, record_write
+from components.stores.corpus import StoreCorpus, field_values, open_store_corpus, record_write
 from components.stores.lexical import LexicalIndex, search_text, sparse_config, term_key
 from components.stores.qdrant import QdrantIndex
 from components.stores.termstats import TermStats
@@ -60,21 +63,69 @@ def store(tmp_path: Path) -> Any:
     index.close()
 
 
-def in_memory(index: QdrantIndex, tok: Tokenizer, version: int) -> BM25Index:
-    points = list(index.scroll())
-    return BM25Index(
-        [str(p.id) for p in points],
-        [str(p.payload["doc_id"]) for p in points],
-        [tok(search_text(dict(p.payload))) for p in points],
-        payloads=[dict(p.payload) for p in points],
-        version=version,
-    )
+class EveryPayload:
+    """The questions ``Corpus`` asks, answered by a pass over every stored payload: the oracle."""
+
+    def __init__(self, index: QdrantIndex, tok: Tokenizer, version: int) -> None:
+        points = sorted(index.scroll(), key=lambda p: str(p.id))
+        self.ids = [str(p.id) for p in points]
+        self.payloads = [dict(p.payload or {}) for p in points]
+        self.tokens = [tok(search_text(pl)) for pl in self.payloads]
+        self.okapi = BM25Okapi(self.tokens)
+        self.version, self.size = version, len(points)
+
+    @property
+    def idf(self) -> Mapping[str, float]:
+        return self.okapi.idf
+
+    @property
+    def languages(self) -> frozenset[str]:
+        return frozenset(str(p["language"]) for p in self.payloads if p.get("language"))
+
+    @property
+    def restricted(self) -> bool:
+        return any(p.get("access") for p in self.payloads)
+
+    def _passing(self, where: Sequence[Condition]) -> list[dict[str, Any]]:
+        return [p for p in self.payloads if all(c.test(p) for c in where)]
+
+    def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]:
+        wanted = list(dict.fromkeys(parent_ids))
+        chosen = [p for p in self.payloads if p.get("parent_id") in wanted]
+        return sorted(chosen, key=lambda p: (wanted.index(p["parent_id"]), p["chunk_index"]))
+
+    def values(self, key: str, where: Sequence[Condition] = ()) -> dict[str, int]:
+        counts = Counter(str(v) for p in self._passing(where) for v in field_values(p, key) if v not in ("", None))
+        return dict(sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+
+    def documents(self) -> int:
+        return len({p["doc_id"] for p in self.payloads})
+
+    def documents_per_value(self, key: str, where: Sequence[Condition] = ()) -> dict[str, int]:
+        seen: dict[str, set[str]] = {}
+        for p in self._passing(where):
+            for v in field_values(p, key):
+                seen.setdefault(str(v), set()).add(p["doc_id"])
+        return dict(sorted(((v, len(d)) for v, d in seen.items()), key=lambda x: (-x[1], x[0])))
+
+    def admits_any(self, where: Sequence[Condition]) -> bool:
+        return bool(self._passing(where))
+
+    def top(
+        self, tokens: Sequence[str], *, limit: int, where: Sequence[Condition]
+    ) -> list[tuple[dict[str, Any], float]]:
+        scores = self.okapi.get_scores(list(tokens))
+        ranked = sorted(
+            (i for i, p in enumerate(self.payloads) if scores[i] > 0 and all(c.test(p) for c in where)),
+            key=lambda i: (-scores[i], self.ids[i]),
+        )
+        return [(self.payloads[i], float(scores[i])) for i in ranked[:limit]]
 
 
-def test_the_store_answers_what_the_in_memory_index_answered(store: Any) -> None:
+def test_the_store_answers_what_every_payload_answers(store: Any) -> None:
     index, tok, path, version = store
     ours = open_store_corpus(LexicalIndex(index, tok), path, version=version)
-    theirs = in_memory(index, tok, version)
+    theirs = EveryPayload(index, tok, version)
     assert ours.size == theirs.size == 7 and ours.version == version
     assert ours.languages == theirs.languages == {"ja", "en"}
     assert ours.restricted and theirs.restricted
@@ -99,10 +150,10 @@ def test_the_store_answers_what_the_in_memory_index_answered(store: Any) -> None
     ]
 
 
-def test_the_idf_is_the_in_memory_index_s_including_its_floor(store: Any) -> None:
+def test_the_idf_is_rank_bm25_s_including_its_floor(store: Any) -> None:
     index, tok, path, version = store
     ours = open_store_corpus(LexicalIndex(index, tok), path, version=version).idf
-    theirs = in_memory(index, tok, version).idf
+    theirs = EveryPayload(index, tok, version).idf
     terms = {t for p in index.scroll() for t in tok(search_text(dict(p.payload)))}
     assert len({term_key(t) for t in terms}) == len(terms)  # no two terms share a dimension here
     for t in terms:

@@ -195,7 +195,7 @@ def test_a_half_created_or_half_renamed_collection_is_not_taken_for_a_whole_one(
 def test_every_filtered_field_is_indexed_and_an_older_collection_gets_the_missing_indexes(tmp_path: Path) -> None:
     from qdrant_client import models
 
-    from components.stores.qdrant import INDEXED
+    from components.stores.points import INDEXED
 
     client = EdgeClient(edge_root(tmp_path))
     spec = {"dense": models.VectorParams(size=DIM, distance=models.Distance.DOT)}

@@ -1,5 +1,6 @@
 """BM25 in the store: weights written with each chunk, searched and filtered in the engine, an edit
-costing that document only, and a collection without weights given them by a backfill."""
+costing that document only; a collection without weights, or with another tokenizer's, refused
+with the command that gives it them (`rag migrate`), which computes them from the stored texts."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from rank_bm25 import BM25Okapi
 
+from components.resilience.errors import CollectionOutdated
 from components.retrieval.filters import SearchFilters
-from components.retrieval.lexical import bm25_search, engine_search
-from components.stores.bm25 import BM25Index
-from components.stores.lexical import SPARSE, LexicalIndex, search_text, sparse_config
+from components.retrieval.lexical import engine_search
+from components.stores.lexical import META_KEY, SPARSE, LexicalIndex, search_text, sparse_config
+from components.stores.migrate import weigh
 from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
 
@@ -31,10 +34,11 @@ def payloads(doc: str, vault: str, text: str) -> list[dict[str, Any]]:
 
 
 def write(index: QdrantIndex, tok: Tokenizer, docs: dict[str, tuple[str, str]], *, sparse: bool = True) -> None:
+    """Write these notes as ingestion does; without ``sparse``, as an earlier version did: no term weights."""
     index.ensure(embedding_model="m", dim=DIM, sparse=sparse_config() if sparse else None)
     batch = [payloads(d, v, t) for d, (v, t) in docs.items()]
     rng = np.random.default_rng(len(docs))
-    weights = LexicalIndex(index, tok).weights(batch)
+    weights = LexicalIndex(index, tok).weights(batch) if sparse else None
     items = [(pls[0]["doc_id"], pls, rng.normal(size=(1, DIM))) for pls in batch]
     index.write(items, sparse=weights)
     index.bump_version()
@@ -53,20 +57,16 @@ def docs(hits: list[Any]) -> list[str]:
     return [h.payload["doc_id"] for h in hits]
 
 
-def test_the_engine_ranks_as_the_in_memory_index_does(store: Any) -> None:
+def test_the_engine_ranks_as_rank_bm25_does(store: Any) -> None:
     index, tok = store
     lexical = LexicalIndex(index, tok)
     assert lexical.params() is not None
-    memory = BM25Index(
-        [str(p.id) for p in index.scroll()],
-        [str(p.payload["doc_id"]) for p in index.scroll()],
-        [tok(search_text(dict(p.payload))) for p in index.scroll()],
-        payloads=[dict(p.payload) for p in index.scroll()],
-    )
+    points = list(index.scroll())
+    okapi = BM25Okapi([tok(search_text(dict(p.payload))) for p in points])
     for q in ("出汁の取り方", "salaries and travel", "booth costs", "monstera water", "豚骨スープ"):
         engine, _ = engine_search(lexical, [q], SearchFilters(), limit=3)
-        in_memory, _ = bm25_search(memory, tok, [q], SearchFilters(), limit=3)
-        assert docs(engine[0])[0] == docs(in_memory[0])[0], q
+        best = points[int(np.argmax(okapi.get_scores(tok(q))))]
+        assert docs(engine[0])[0] == best.payload["doc_id"], q
 
 
 def test_filters_apply_inside_the_engine_before_the_limit(store: Any) -> None:
@@ -90,15 +90,41 @@ def test_an_edit_rewrites_that_document_only(store: Any) -> None:
     assert docs(engine_search(lexical, ["pork bones"], SearchFilters(), limit=1)[0][0]) == ["ramen"]
 
 
-def test_a_collection_without_weights_is_left_to_the_in_memory_index_until_its_next_write(tmp_path: Path) -> None:
+def test_a_collection_without_weights_is_refused_until_rag_migrate_weighs_it(tmp_path: Path) -> None:
     index = QdrantIndex(collection="rag", path=tmp_path)
     tok = Tokenizer()
     write(index, tok, TEXTS, sparse=False)  # as an earlier version wrote it
     lexical = LexicalIndex(index, tok)
-    assert lexical.params() is None  # retrieval stays with the in-memory index
+    assert lexical.outdated() == "it keeps no BM25 term weights"
+    for refused in (lexical.params, lambda: lexical.weights([payloads("tea", "home", "Matcha tea.")])):
+        with pytest.raises(CollectionOutdated, match=r"earlier version.*Run `rag migrate`"):
+            refused()
+    assert weigh(index, tok) == len(TEXTS)  # what `rag migrate` does: the weights from the stored texts
+    assert lexical.outdated() is None and lexical.params() is not None
     write(index, tok, {"tea": ("home", "Matcha tea whisked with water at 80 degrees.")})
-    assert lexical.params() is not None  # the write gave every stored chunk its weights first
     for q, doc in (("出汁の取り方", "miso"), ("matcha", "tea")):
         hits, _ = engine_search(lexical, [q], SearchFilters(), limit=1)
         assert docs(hits[0]) == [doc]
+    index.close()
+
+
+def test_weights_another_tokenizer_made_are_refused_and_made_again(store: Any) -> None:
+    index, tok = store
+    meta = index.metadata()[META_KEY]
+    index.update_metadata(**{META_KEY: {**meta, "tokenizer": "an-earlier-tokenizer"}})
+    lexical = LexicalIndex(index, tok)
+    with pytest.raises(CollectionOutdated, match=r"made with tokenizer an-earlier-tokenizer.*`rag migrate`"):
+        lexical.params()
+    assert weigh(index, tok) == len(TEXTS)
+    assert index.metadata()[META_KEY] == meta  # the same texts, the same parameters
+    hits, _ = engine_search(lexical, ["出汁の取り方"], SearchFilters(), limit=1)
+    assert docs(hits[0]) == ["miso"]
+
+
+def test_a_new_collection_is_current_before_its_first_write(tmp_path: Path) -> None:
+    index = QdrantIndex(collection="rag", path=tmp_path)
+    index.ensure(embedding_model="m", dim=DIM, sparse=sparse_config())
+    lexical = LexicalIndex(index, Tokenizer())
+    assert lexical.outdated() is None and lexical.params() is None  # the first write fixes the parameters
+    assert engine_search(lexical, ["miso"], SearchFilters(), limit=3)[0] == [[]]
     index.close()

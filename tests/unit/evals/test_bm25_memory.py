@@ -1,9 +1,13 @@
+"""The in-memory BM25 that evals.scale and evals.lexical_engine measure the store's against: rank-bm25's scores."""
+
+import pickle
+
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from components.stores.bm25 import BM25Index, load, save
 from components.text.tokenizer import Tokenizer
+from evals.bm25_memory import BM25Index, read, save
 
 
 def test_postings_scores_equal_rank_bm25() -> None:
@@ -40,31 +44,17 @@ def test_search_breaks_ties_by_point_id_and_keeps_the_top() -> None:
     assert index.search(["zzz"], limit=3) == []
 
 
-def test_cache_is_reused_only_for_the_same_version_and_tokenizer(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    index = BM25Index(["a"], ["d"], [["x"]], signature="sig", version=3)
-    path = tmp_path / "bm25.pkl"
-    save(index, path)
-    assert load(path, version=3, signature="sig") is not None
-    assert load(path, version=4, signature="sig") is None
-    assert load(path, version=3, signature="other") is None
-    path.write_bytes(b"garbage")
-    assert load(path, version=3, signature="sig") is None
-
-
-def test_status_reads_the_header_and_an_older_cache_is_rebuilt(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import pickle
-
-    from components.stores.bm25 import cache_state, load_any, read
-
+def test_a_saved_index_reads_back_and_a_damaged_or_older_file_reads_as_none(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "bm25.pkl"
     save(BM25Index(["a", "b"], ["d", "d"], [["x"], ["y"]], signature="sig", version=7), path)
-    assert cache_state(path) == {"path": str(path), "exists": True, "version": 7, "chunks": 2, "tokenizer": "sig"}
-    assert load_any(path, signature="sig") is not None and load_any(path, signature="other") is None
-    assert (whole := read(path)) is not None and whole.size == 2  # whatever tokenizer wrote it
+    assert (whole := read(path)) is not None and (whole.size, whole.version, whole.signature) == (2, 7, "sig")
+    assert [h.point_id for h in whole.search(["y"])] == ["b"]
     old = BM25Index(["a"], ["d"], [["x"]], signature="sig", version=7)
-    path.write_bytes(pickle.dumps({"format": 4, "index": old}))  # one pickle, as version 4 wrote it
-    assert load(path, version=7, signature="sig") is None and load_any(path, signature="sig") is None
-    assert "older version" in cache_state(path)["error"]
+    path.write_bytes(pickle.dumps({"format": 4, "index": old}))  # one pickle, as an older format wrote it
+    assert read(path) is None
+    path.write_bytes(b"garbage")
+    assert read(path) is None
+    assert read(tmp_path / "missing.pkl") is None
 
 
 def test_empty_index_returns_nothing() -> None:
