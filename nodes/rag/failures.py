@@ -29,7 +29,9 @@ from nodes.rag.common import log_error
 if TYPE_CHECKING:
     from components.factory import Components
 
-ErrorHandler = Callable[[RAGState, NodeError], Command[Any]]
+ErrorHandler = Callable[..., Command[Any]]
+"""Called as ``(state, error: NodeError)``: LangGraph passes the error by the parameter's name, and
+its ``add_node`` overloads list no signature with one, so the type leaves the parameters open."""
 Update = Callable[[str], dict[str, Any]]
 """The state update that continues the run, from ``describe(error)`` ("timed out", ...)."""
 
