@@ -1,8 +1,7 @@
 """The query graph (``rag``): wiring only; nodes in ``nodes/rag``, routers in ``graph/routes``.
 
     guard_input → analyze_query → check_cache → route_question
-        ├ vector_search → rewrite_query → prepare_search → (retrieve_dense ∥ retrieve_bm25)
-        │     → fuse_results → rerank_results → grade_context
+        ├ vector_search → rewrite_query → retrieve → grade_context
         │         ├ relevant → fetch_parents → generate_answer → check_hallucination
         │         │     ├ grounded → grade_answer ├ useful → guard_output → finish_run
         │         │     │                         ├ not useful → rewrite_query (≤ max_answer_rewrites)
@@ -13,20 +12,21 @@
         │         └ at the cap → fallback_answer → guard_output → finish_run
         ├ web_search → search_web → generate_answer … | fallback_answer
         └ direct_answer → answer_directly → guard_output → finish_run
-    mode="search" goes analyze_query → prepare_search → … → rerank_results → finish_run;
+    mode="search" goes analyze_query → retrieve → finish_run;
     a blocked question goes guard_input → finish_run; a cache hit check_cache → finish_run;
     a follow-up goes analyze_query → condense_question → check_cache (the cache keyed on its
     standalone rewrite) → finish_run | route_question, whose rewrite_query reuses that rewrite;
     a question the cache may not answer (cache off, personal data) skips the cache.
 
-Every branch is a conditional edge whose router (``graph/routes.py``, a pure function of state
-and the run's caps) names the next node in its ``Literal`` return type, so Studio draws each exit.
+``retrieve`` is the retrieval subgraph (``graph/retrieval.py``: prepare_search → (retrieve_dense ∥
+retrieve_bm25) → fuse_results → rerank_results), with its own small state. Every branch is a
+conditional edge whose router (``graph/routes.py``, a pure function of state and the run's caps)
+names the next node in its ``Literal`` return type, so Studio draws each exit.
 
-Failure handling (LangGraph's own per-node policies): dense retrieval has the vector-store
-timeout and falls back to BM25 alone; BM25 falls back to dense alone; the reranker falls back
-to the fused order; web search has its timeout and falls back to the polite fallback;
-generation is retried on LLM errors and timeouts (LLM_TIMEOUT per attempt, LLM_RETRIES retries),
-then ends the run through ``fail_run``.
+Failure handling (LangGraph's own per-node policies; retrieval's are in its subgraph): web
+search has its timeout and falls back to the polite fallback; generation is retried on LLM
+errors and timeouts (LLM_TIMEOUT per attempt, LLM_RETRIES retries), then ends the run through
+``fail_run``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ from components.factory import Components, shared_components
 from components.resilience.errors import LLMError
 from graph import routes
 from graph.context import Context
+from graph.retrieval import build_retrieval_graph
+from graph.retrieval_state import RetrievalInput
 from graph.state import InputState, OutputState, RAGState
 from graph.steps import timed
 from nodes.rag import (
@@ -52,16 +54,11 @@ from nodes.rag import (
     fallback_answer,
     fetch_parents,
     finish_run,
-    fuse_results,
     generate_answer,
     grade_answer,
     grade_context,
     guard_input,
     guard_output,
-    prepare_search,
-    rerank_results,
-    retrieve_bm25,
-    retrieve_dense,
     rewrite_query,
     route_question,
     search_web,
@@ -79,9 +76,6 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
         check_cache.make,
         route_question.make,
         rewrite_query.make,
-        prepare_search.make,
-        fuse_results.make,
-        rerank_results.make_skipped,
         grade_context.make,
         fetch_parents.make,
         check_hallucination.make,
@@ -93,16 +87,8 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
         finish_run.make,
     ):
         b.add_node(timed(make(c)))
-    b.add_node(
-        timed(retrieve_dense.make(c)), timeout=s.vector_timeout, error_handler=retrieve_dense.dense_failed.handler(c)
-    )
-    b.add_node(timed(retrieve_bm25.make(c)), error_handler=retrieve_bm25.bm25_failed.handler(c))
-    b.add_node(
-        timed(rerank_results.make(c)),
-        timeout=s.reranker_timeout,
-        error_handler=rerank_results.rerank_failed.handler(c),
-        destinations=("rerank_skipped",),  # the error handler's exit, drawn in Studio
-    )
+    # retrieval reads only its request from this state (its input schema)
+    b.add_node("retrieve", build_retrieval_graph(c), input_schema=RetrievalInput)
     b.add_node(timed(search_web.make(c)), timeout=s.web_search_timeout, error_handler=search_web.web_failed.handler(c))
     b.add_node(
         timed(generate_answer.make(c)),
@@ -119,14 +105,8 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_edge("condense_question", "check_cache")
     b.add_conditional_edges("check_cache", routes.after_cache)
     b.add_conditional_edges("route_question", routes.after_route)
-    b.add_edge("rewrite_query", "prepare_search")
-    b.add_edge("prepare_search", "retrieve_dense")
-    b.add_edge("prepare_search", "retrieve_bm25")
-    b.add_edge("retrieve_dense", "fuse_results")
-    b.add_edge("retrieve_bm25", "fuse_results")
-    b.add_edge("fuse_results", "rerank_results")
-    b.add_conditional_edges("rerank_results", routes.after_ranking)
-    b.add_conditional_edges("rerank_skipped", routes.after_ranking)
+    b.add_edge("rewrite_query", "retrieve")
+    b.add_conditional_edges("retrieve", routes.after_retrieval)
     b.add_conditional_edges("grade_context", routes.after_context_grade)
     b.add_conditional_edges("search_web", routes.after_web_search)
     b.add_edge("fetch_parents", "generate_answer")

@@ -20,11 +20,12 @@ from components.retrieval.hits import HitRecord
 from components.retrieval.results import explain_empty, group_by_document, of_first_documents
 from components.text.messages import NOTHING_RELEVANT, pick
 from graph.context import Context
-from graph.state import RAGState, language_of
+from graph.retrieval_state import RetrievalState
+from graph.state import language_of
 from nodes.rag.common import hit_to_result, run_filters
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import raw_words, screen_candidates
-from nodes.types import RAGNode as Node
+from nodes.types import RetrievalNode as Node
 
 log = logging.getLogger(__name__)
 NO_RERANKER = "skipped: no cross-encoder is configured (set RERANKER_MODEL to a local model folder)"
@@ -32,7 +33,7 @@ NO_RERANKER = "skipped: no cross-encoder is configured (set RERANKER_MODEL to a 
 
 
 def make(c: Components) -> Node:
-    async def rerank_results(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def rerank_results(state: RetrievalState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         candidates = list(state.get("candidates") or [])
         notes: list[str] = []
@@ -59,7 +60,7 @@ def make(c: Components) -> Node:
 
 def finish(
     c: Components,
-    state: RAGState,
+    state: RetrievalState,
     ctx: Context,
     candidates: list[HitRecord],
     notes: list[str],
@@ -68,7 +69,7 @@ def finish(
     rerank: str = "",
 ) -> dict[str, Any]:
     """Top-k results with calibrated scores, the minimum score, grouping, empty-result reasons, debug."""
-    top_k = int(state.get("top_k") or ctx.top_k)
+    top_k = state["top_k"]
     if state.get("mode") != "search":  # Q&A: chunks carrying instructions never reach a model
         candidates, withheld = screen_candidates(candidates)
         notes.extend(withheld)
@@ -82,7 +83,7 @@ def finish(
     if question and results:
         t0 = time.perf_counter()
         phrasings = [raw_words(state, q) for q in [question, *(state.get("queries") or [])]]
-        _calibrate(c, ctx, phrasings, results)
+        _calibrate(c, state["collection"], phrasings, results)
         timings["relevance"] = (time.perf_counter() - t0) * 1000
         if state.get("mode") == "search":
             kept = [r for r in results if r["score"] >= ctx.min_score]
@@ -93,17 +94,15 @@ def finish(
     if not results and candidates == [] and state.get("question"):
         filters = run_filters(c, state, ctx)
         try:
-            notes.append("No results: " + explain_empty(c.corpus(ctx.collection or None), filters) + ".")
+            notes.append("No results: " + explain_empty(c.corpus(state["collection"]), filters) + ".")
         except Exception as e:  # explaining is a courtesy; never let it fail the search
             log.warning("could not explain the empty result: %s", e)
             notes.append("No results.")
     if state.get("group_by_document"):
         results = group_by_document(results)[:top_k]
-    all_notes = [*(state.get("notes") or []), *notes]
     out: dict[str, Any] = {
         "results": results,
         "total": len(results),
-        "warnings": all_notes,
         "notes": notes,  # finish_run turns the run's notes into its warnings
         "timings_ms": timings,
     }
@@ -122,13 +121,13 @@ def _head(candidates: list[HitRecord], top_k: int, *, by_document: bool) -> list
     return of_first_documents(candidates, top_k, lambda h: h["payload"].get("doc_id"))
 
 
-def _calibrate(c: Components, ctx: Context, phrasings: list[str], results: list[dict[str, Any]]) -> None:
+def _calibrate(c: Components, collection: str, phrasings: list[str], results: list[dict[str, Any]]) -> None:
     """Give each result its calibrated score (components/heuristics/relevance.py), in place; the
     ranker's score stays in ``retriever_scores`` as ``ranker``, the result's own p(relevant) as
     ``relevance`` and the share of the question's terms it holds as ``coverage`` (with ``dense``,
     the cosine: what the relevance model read, and what ``evals.calibrate_nonllm`` fits it on)."""
     try:
-        idf: Mapping[str, float] | None = c.corpus(ctx.collection or None).idf
+        idf: Mapping[str, float] | None = c.corpus(collection).idf
     except Exception as e:  # BM25 unreadable: every term weighs the same, scores stay 0..1
         log.warning("scoring relevance without term weights: %s", e)
         idf = None
@@ -149,7 +148,7 @@ rerank_failed = Fallback(
 
 
 def make_skipped(c: Components) -> Node:
-    async def rerank_skipped(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def rerank_skipped(state: RetrievalState, runtime: Runtime[Context]) -> dict[str, Any]:
         """The fused order, finished as the reranker would have (after it failed)."""
         return finish(c, state, runtime.context or Context(), list(state.get("candidates") or []), [], {})
 

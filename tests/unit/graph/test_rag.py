@@ -1,4 +1,5 @@
-"""The query graph's wiring: every router is a conditional edge, every exit is drawn, every node is timed."""
+"""The query graph's wiring: every router is a conditional edge, every exit is drawn, every node is timed;
+retrieval is a subgraph that reads and writes its own small state."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from components.resilience.errors import QueryError
 from components.settings import Settings
 from graph import routes
 from graph.rag import build_rag_graph
+from graph.retrieval import build_retrieval_graph
+from graph.retrieval_state import RetrievalInput, RetrievalOutput
 from graph.state import RESTART
 from graph.steps import timed
 
@@ -21,8 +24,7 @@ ROUTERS = [
     ("analyze_query", routes.after_analysis),
     ("check_cache", routes.after_cache),
     ("route_question", routes.after_route),
-    ("rerank_results", routes.after_ranking),
-    ("rerank_skipped", routes.after_ranking),
+    ("retrieve", routes.after_retrieval),
     ("grade_context", routes.after_context_grade),
     ("search_web", routes.after_web_search),
     ("check_hallucination", routes.after_hallucination_check),
@@ -36,9 +38,14 @@ def exits(router: Any) -> tuple[str, ...]:
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def components(tmp_path_factory: pytest.TempPathFactory) -> Components:
     tmp: Path = tmp_path_factory.mktemp("wiring")
-    return build_rag_graph(Components(Settings(qdrant_path=tmp / "q", data_dir=tmp / "d")))
+    return Components(Settings(qdrant_path=tmp / "q", data_dir=tmp / "d"))
+
+
+@pytest.fixture(scope="module")
+def graph(components: Components) -> Any:
+    return build_rag_graph(components)
 
 
 def test_each_router_is_the_conditional_edge_of_its_node(graph: Any) -> None:
@@ -54,8 +61,31 @@ def test_studio_draws_every_exit_of_every_router(graph: Any) -> None:
     for source, router in ROUTERS:
         for target in exits(router):
             assert (source, target) in edges, (source, target)
-    # the fallbacks of the failure policies that go on to a node of their own
-    assert ("rerank_results", "rerank_skipped") in edges
+    assert ("rewrite_query", "retrieve") in edges  # Q&A retrieves through the same subgraph as search
+
+
+def test_studio_draws_retrievals_parallel_retrievers_and_the_rerankers_fallback(components: Components) -> None:
+    edges = {(e.source, e.target) for e in build_retrieval_graph(components).get_graph().edges}
+    assert edges == {
+        ("__start__", "prepare_search"),
+        ("prepare_search", "retrieve_dense"),
+        ("prepare_search", "retrieve_bm25"),
+        ("retrieve_dense", "fuse_results"),
+        ("retrieve_bm25", "fuse_results"),
+        ("fuse_results", "rerank_results"),
+        ("rerank_results", "__end__"),
+        ("rerank_results", "rerank_skipped"),  # the error handler's exit: the fused order stands
+        ("rerank_skipped", "__end__"),
+    }
+
+
+def test_retrieval_reads_its_request_and_hands_back_only_the_request_and_the_results(graph: Any) -> None:
+    node = graph.builder.nodes["retrieve"]
+    assert node.input_schema is RetrievalInput  # the query graph reads only these keys for it
+    retrieval = graph.nodes["retrieve"].subgraphs[0]
+    assert set(retrieval.output_channels) == set(get_type_hints(RetrievalOutput))
+    # the hits, the fused candidates and the collection stay inside retrieval
+    assert not {"dense_hits", "bm25_hits", "retrievers", "candidates", "collection"} & set(graph.channels)
 
 
 def test_a_timed_node_records_its_visit_after_the_steps_it_returns() -> None:
