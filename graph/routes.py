@@ -61,11 +61,11 @@ def after_guard(state: RAGState) -> Literal["analyze_query", "finish_run"]:
 
 def after_analysis(
     state: RAGState, runtime: Runtime[Context]
-) -> Literal["prepare_search", "check_cache", "condense_question", "route_question"]:
+) -> Literal["retrieve", "check_cache", "condense_question", "route_question"]:
     """Search goes to retrieval; a question the cache may answer to the cache (a follow-up through
     its standalone rewrite first), any other past it."""
     if state.get("mode") == "search":
-        return "prepare_search"
+        return "retrieve"
     ctx = _ctx(runtime)
     if is_follow_up(state):
         return "condense_question" if _cache_allowed(state, ctx) else "route_question"
@@ -85,7 +85,7 @@ def after_route(state: RAGState) -> Literal["rewrite_query", "search_web", "answ
     return "rewrite_query"
 
 
-def after_ranking(state: RAGState) -> Literal["grade_context", "finish_run"]:
+def after_retrieval(state: RAGState) -> Literal["grade_context", "finish_run"]:
     return "finish_run" if state.get("mode") == "search" else "grade_context"
 
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import copy
 import types
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
-
-from components.retrieval.hits import HitRecord
 
 
 def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -196,6 +195,14 @@ class Step(TypedDict):
 # --- the schema -------------------------------------------------------------------------------
 
 
+class Asker(TypedDict, total=False):
+    """Whose question a run answers: what every part of the graph that logs, or restores a redacted
+    question's words for in-process models, reads (``RAGState`` has both keys)."""
+
+    request_id: str
+    guardrail: GuardrailVerdict
+
+
 class InputState(TypedDict, total=False):
     question: str
     """The user's question or search query."""
@@ -255,14 +262,6 @@ class RAGState(InputState, OutputState, total=False):
     """Detected language of the question (ja or en)."""
     queries: list[str]
     """Phrasings searched (multi-query search merges them keeping each chunk's best score)."""
-    dense_hits: list[list[HitRecord]]
-    """Per query, the dense retriever's hits (point_id, score, payload)."""
-    bm25_hits: list[list[HitRecord]]
-    """Per query, BM25's hits."""
-    retrievers: Annotated[list[str], extend]
-    """Retrievers that answered this run (dense, bm25)."""
-    candidates: list[HitRecord]
-    """Fused hits, best first, before reranking."""
     notes: Annotated[list[str], extend]
     """Warnings collected by parallel nodes; copied to ``warnings`` at the end."""
     search_filters: dict[str, Any]
@@ -383,7 +382,7 @@ def question_of(state: RAGState) -> str:
     return ""
 
 
-def language_of(state: RAGState) -> str:
+def language_of(state: Mapping[str, Any]) -> str:
     """The question's language (ja or en); English when undetermined."""
     lang = state.get("language") or "en"
     return lang if lang in ("ja", "en") else "en"

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.ingest_state import IngestContext, IngestState
+from graph.retrieval_state import RetrievalState
 from graph.state import RAGState
 
 
@@ -21,3 +22,9 @@ class RAGNode(Protocol):
     __name__: str
 
     async def __call__(self, state: RAGState, *, runtime: Runtime[Context]) -> dict[str, Any]: ...
+
+
+class RetrievalNode(Protocol):
+    __name__: str
+
+    async def __call__(self, state: RetrievalState, *, runtime: Runtime[Context]) -> dict[str, Any]: ...

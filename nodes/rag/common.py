@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from components.resilience.errors import RAGError
 from components.retrieval.filters import SearchFilters
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import Asker, RAGState
 
 if TYPE_CHECKING:
     from components.factory import Components
@@ -56,7 +57,13 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
     }
 
 
-def run_filters(c: Components, state: RAGState, ctx: Context, filters: Any = None) -> SearchFilters:
+class Filtered(TypedDict, total=False):
+    """What ``run_filters`` reads of a state (the query graph's or a retrieval's)."""
+
+    search_filters: dict[str, Any]
+
+
+def run_filters(c: Components, state: Filtered, ctx: Context, filters: Any = None) -> SearchFilters:
     """The filters a retrieval applies: the run's (or ``filters``), within the caller's access groups.
 
     Every node that reads chunks from the index takes its filters from here, so no path (dense,
@@ -146,7 +153,7 @@ def count_failure(state: RAGState, key: FailureCounter, passed: bool) -> dict[st
     return {} if passed else {key: int(state.get(key) or 0) + 1}
 
 
-def log_error(kind: str, node: str, state: RAGState, error: BaseException) -> None:
+def log_error(kind: str, node: str, state: Asker, error: BaseException) -> None:
     """One structured log line per error: kind, node, time, request id (never shown to users)."""
     log.error(
         "error kind=%s node=%s time=%s request_id=%s: %s: %s",

@@ -23,13 +23,15 @@ from langgraph.errors import NodeError, NodeTimeoutError
 from langgraph.types import Command
 
 from components.resilience.errors import CircuitOpen, ServiceUnavailable
-from graph.state import RAGState
+from graph.state import Asker
 from nodes.rag.common import log_error
 
 if TYPE_CHECKING:
     from components.factory import Components
 
-ErrorHandler = Callable[[RAGState, NodeError], Command[Any]]
+ErrorHandler = Callable[..., Command[Any]]
+"""Called as ``(state, error: NodeError)``: LangGraph passes the error by the parameter's name, and
+its ``add_node`` overloads list no signature with one, so the type leaves the parameters open."""
 Update = Callable[[str], dict[str, Any]]
 """The state update that continues the run, from ``describe(error)`` ("timed out", ...)."""
 
@@ -67,7 +69,7 @@ class Fallback:
         """The ``error_handler=`` for ``add_node``, bound to the components' breakers."""
         kind = self.kind or self.breaker or "node"
 
-        def on_error(state: RAGState, error: NodeError) -> Command[Any]:
+        def on_error(state: Asker, error: NodeError) -> Command[Any]:
             exc = error.error
             if isinstance(exc, self.reraise):
                 raise exc

@@ -15,12 +15,12 @@ from components.retrieval.hits import Hit, hydrate
 from components.retrieval.results import of_first_documents
 from components.text.language import written_in
 from graph.context import Context
-from graph.state import RAGState
-from nodes.types import RAGNode as Node
+from graph.retrieval_state import RetrievalState
+from nodes.types import RetrievalNode as Node
 
 
 def make(c: Components) -> Node:
-    async def fuse_results(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def fuse_results(state: RetrievalState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         t0 = time.perf_counter()
         dense = [[Hit.from_dict(h) for h in q] for q in state.get("dense_hits") or []]
@@ -32,12 +32,12 @@ def make(c: Components) -> Node:
         method = fusion.get(ctx.fusion)
         scripts = [written_in(q) for q in state.get("queries") or []]
         fused = fusion.fuse(dense, lexical, k=params.k, weights=params.weights, method=method.name, scripts=scripts)
-        keep = max(ctx.rerank_candidates, int(state.get("top_k") or ctx.top_k))
+        keep = max(ctx.rerank_candidates, state["top_k"])
         # grouped, top_k counts documents: every fused chunk of the first top_k documents stays
         head = of_first_documents(fused, keep, _doc_id) if state.get("group_by_document") else fused[:keep]
         t1 = time.perf_counter()
         # the retrievers listed doc ids only (hits.LISTED): the kept chunks get their payloads now
-        head = await asyncio.to_thread(hydrate, head, c.index(ctx.collection or None).payloads)
+        head = await asyncio.to_thread(hydrate, head, c.index(state["collection"]).payloads)
         t2 = time.perf_counter()
         candidates = []
         for h in head:

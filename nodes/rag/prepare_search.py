@@ -1,4 +1,4 @@
-"""Validate the request and settle what to search: phrasings, filters, collection."""
+"""Validate the request and settle what to search: phrasings, filters, top_k, collection (once per retrieval)."""
 
 from __future__ import annotations
 
@@ -14,17 +14,17 @@ from components.retrieval.dense import has_document
 from components.retrieval.filters import SearchFilters
 from components.text.language import detect_language
 from graph.context import Context
-from graph.state import RAGState, question_of
+from graph.retrieval_state import RetrievalState
 from nodes.rag.common import run_filters
-from nodes.types import RAGNode as Node
+from nodes.types import RetrievalNode as Node
 
 log = logging.getLogger(__name__)
 
 
 def make(c: Components) -> Node:
-    async def prepare_search(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def prepare_search(state: RetrievalState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
-        question = question_of(state)
+        question = state.get("question") or ""  # guard_input settled it (or the last human message)
         similar_to = (state.get("similar_to") or "").strip()
         if not question and not similar_to:
             raise QueryError("The query is empty: give some words to search for (or a human message).")
@@ -50,7 +50,7 @@ def make(c: Components) -> Node:
             # once if missing), so that a first load does not eat the vector store's timeout
             c.embedder.warm_up_for_queries(len(queries))
             try:
-                c.corpus(ctx.collection or None, version=int(meta.get("version", 0)))
+                c.corpus(index.collection, version=int(meta.get("version", 0)))
             except CollectionOutdated:  # an earlier version's collection: the user is told what to run
                 raise
             except Exception as e:  # retrieve_bm25 reports it; dense search goes on
@@ -71,6 +71,7 @@ def make(c: Components) -> Node:
             "queries": queries,
             "dense_queries": dense_queries if len(dense_queries) == len(queries) else [],
             "top_k": top_k,
+            "collection": index.collection,
             "search_filters": filters.model_dump(mode="json", exclude_defaults=True),
             "language": state.get("language") or (detect_language(question) if question else "und"),
             "route": state.get("route") or "vector_search",

@@ -25,7 +25,7 @@ from components.models.embedders import Embedder
 from components.retrieval.hits import HitRecord
 from components.text import messages
 from graph.context import Context
-from graph.state import Passage, RAGState
+from graph.state import Asker, Passage
 from guardrails.documents import SCORE_KEY, Withheld, screen
 from guardrails.injection import detector_for
 from guardrails.input import InputVerdict, check_input, curated_injection
@@ -146,7 +146,7 @@ class RawQuestions:
 RAW_QUESTIONS = RawQuestions()
 
 
-def for_retrieval(state: RAGState, queries: Sequence[str]) -> list[str]:
+def for_retrieval(state: Asker, queries: Sequence[str]) -> list[str]:
     """The queries as the index should see them: a redacted question's own words restored."""
     request_id = state.get("request_id") or ""
     guard = state.get("guardrail")
@@ -155,7 +155,7 @@ def for_retrieval(state: RAGState, queries: Sequence[str]) -> list[str]:
     return [RAW_QUESTIONS.restore(request_id, q) for q in queries]
 
 
-def raw_words(state: RAGState, text: str) -> str:
+def raw_words(state: Asker, text: str) -> str:
     """``text`` as the models inside this process read it: a redacted question's words restored.
 
     The retrievers, the reranker and the non-LLM graders and extraction run in this process and

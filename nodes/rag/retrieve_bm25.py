@@ -13,25 +13,25 @@ from components.factory import Components
 from components.retrieval.hits import LISTED
 from components.retrieval.lexical import engine_search
 from graph.context import Context
-from graph.state import RAGState
+from graph.retrieval_state import RetrievalState
 from nodes.rag.common import run_filters
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import for_retrieval
-from nodes.types import RAGNode as Node
+from nodes.types import RetrievalNode as Node
 
 log = logging.getLogger(__name__)
 
 
 def make(c: Components) -> Node:
-    async def retrieve_bm25(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def retrieve_bm25(state: RetrievalState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         if state.get("similar_to") or "bm25" not in ctx.retrievers:  # "more like this" is a vector question
             return {"bm25_hits": []}
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
-        limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
+        limit = max(ctx.candidates, state["top_k"])
         queries = for_retrieval(state, state.get("queries") or [])
         # BM25 and its filters run in the store, beside the vectors (components/stores/lexical.py)
-        lexical = await asyncio.to_thread(c.lexical, ctx.collection or None)
+        lexical = await asyncio.to_thread(c.lexical, state["collection"])
         search = partial(engine_search, lexical, queries, filters, limit=limit, fields=LISTED)
         hits, timings = await asyncio.wait_for(asyncio.to_thread(search), timeout=c.settings.bm25_timeout)
         return {

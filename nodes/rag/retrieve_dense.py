@@ -13,23 +13,23 @@ from components.resilience.errors import QueryError
 from components.retrieval.dense import dense_search, similar_search
 from components.retrieval.hits import LISTED
 from graph.context import Context
-from graph.state import RAGState
+from graph.retrieval_state import RetrievalState
 from nodes.rag.common import run_filters
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import for_retrieval
-from nodes.types import RAGNode as Node
+from nodes.types import RetrievalNode as Node
 
 log = logging.getLogger(__name__)
 
 
 def make(c: Components) -> Node:
-    async def retrieve_dense(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def retrieve_dense(state: RetrievalState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         if "dense" not in ctx.retrievers and not state.get("similar_to"):
             return {"dense_hits": []}
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
-        limit = max(ctx.candidates, int(state.get("top_k") or ctx.top_k))
-        collection = ctx.collection or None
+        limit = max(ctx.candidates, state["top_k"])
+        collection = state["collection"]
         similar_to = state.get("similar_to")
         async with c.breakers.guard("vector_store"):  # open: CircuitOpen, and the handler goes on with BM25
             if similar_to:

@@ -254,11 +254,9 @@ def test_the_cache_answers_first_questions_and_condensed_follow_ups_without_pers
 
 
 def test_search_mode_goes_to_retrieval_and_ends_after_ranking() -> None:
-    assert (
-        routes.after_analysis(RAGState(mode="search", question="BM25"), Runtime(context=Context())) == "prepare_search"
-    )
-    assert routes.after_ranking(RAGState(mode="search")) == "finish_run"
-    assert routes.after_ranking(RAGState(mode="qa")) == "grade_context"
+    assert routes.after_analysis(RAGState(mode="search", question="BM25"), Runtime(context=Context())) == "retrieve"
+    assert routes.after_retrieval(RAGState(mode="search")) == "finish_run"
+    assert routes.after_retrieval(RAGState(mode="qa")) == "grade_context"
 
 
 @pytest.mark.parametrize(

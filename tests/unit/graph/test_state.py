@@ -27,7 +27,7 @@ def test_accumulating_keys_reset_through_their_reducers() -> None:
     reset = run_reset()
     hints = get_type_hints(RAGState, include_extras=True)
     accumulating = {k for k, h in hints.items() if getattr(h, "__metadata__", None) and k not in THREAD_KEYS}
-    assert accumulating == {"steps", "retrievers", "notes", "timings_ms", "trace"}
+    assert accumulating == {"steps", "notes", "timings_ms", "trace"}
     assert all(reset[k] is None for k in accumulating)
     assert extend(["old"], None) == [] and merge_dicts({"old": 1}, None) == {}
 

@@ -1,0 +1,136 @@
+"""Ranked candidates shaped into the results users see: top k, calibrated scores, the minimum score,
+grouping by document, why nothing was found, and the debug details.
+
+The last step of retrieval, whichever order stands (the cross-encoder's in ``rerank_results``,
+the fused one in ``rerank_skipped``). Each job is a function of its inputs that returns new
+values; ``shape_results`` runs them in order and returns the node's update.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from components.factory import Components
+from components.heuristics.relevance import along_ranking, coverages, relevance
+from components.retrieval.hits import HitRecord
+from components.retrieval.results import explain_empty, group_by_document, of_first_documents
+from components.text.messages import NOTHING_RELEVANT, pick
+from graph.context import Context
+from graph.retrieval_state import RetrievalState
+from graph.state import language_of
+from nodes.rag.common import hit_to_result, run_filters
+from nodes.rag.rails import raw_words, screen_candidates
+
+log = logging.getLogger(__name__)
+
+
+def shape_results(
+    c: Components,
+    state: RetrievalState,
+    ctx: Context,
+    candidates: list[HitRecord],
+    *,
+    timings: Mapping[str, float],
+    rerank: str = "",
+) -> dict[str, Any]:
+    """The update that ends a retrieval: results, their count, notes for the user, timings, debug."""
+    top_k = state["top_k"]
+    searching = state.get("mode") == "search"
+    notes: list[str] = []
+    if not searching:  # Q&A: chunks carrying instructions never reach a model
+        candidates, withheld = screen_candidates(candidates)
+        notes += withheld
+    by_document = bool(state.get("group_by_document"))
+    results = [
+        hit_to_result(
+            i + 1, h["payload"], h["score"], ranks=h.get("ranks") or {}, retriever_scores=h.get("scores") or {}
+        )
+        for i, h in enumerate(head(candidates, top_k, by_document=by_document))
+    ]
+    question = state.get("question") or ""
+    spent = dict(timings)
+    if question and results:
+        t0 = time.perf_counter()
+        phrasings = [raw_words(state, q) for q in [question, *(state.get("queries") or [])]]
+        results = calibrated(c, state["collection"], phrasings, results)
+        spent["relevance"] = (time.perf_counter() - t0) * 1000
+        if searching:
+            results, below = above_minimum(results, ctx.min_score, language_of(state))
+            notes += below
+    if not results and not candidates and question:
+        notes.append(why_empty(c, state, ctx))
+    if by_document:
+        results = group_by_document(results)[:top_k]
+    out: dict[str, Any] = {"results": results, "total": len(results), "notes": notes, "timings_ms": spent}
+    if state.get("debug"):
+        out["debug_info"] = debug_details(state, rerank)
+    return out
+
+
+def head(candidates: list[HitRecord], top_k: int, *, by_document: bool) -> list[HitRecord]:
+    """The candidates a response shows: the top k chunks, or with grouping every candidate chunk of
+    the first k documents."""
+    if not by_document:
+        return candidates[:top_k]
+    return of_first_documents(candidates, top_k, lambda h: h["payload"].get("doc_id"))
+
+
+def calibrated(
+    c: Components, collection: str, phrasings: list[str], results: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The results with calibrated scores (components/heuristics/relevance.py): the ranker's score
+    moves to ``retriever_scores`` as ``ranker``, beside the result's own p(relevant) as ``relevance``
+    and the share of the question's terms it holds as ``coverage`` (with ``dense``, the cosine:
+    what the relevance model read, and what ``evals.calibrate_nonllm`` fits it on)."""
+    try:
+        idf: Mapping[str, float] | None = c.corpus(collection).idf
+    except Exception as e:  # BM25 unreadable: every term weighs the same, scores stay 0..1
+        log.warning("scoring relevance without term weights: %s", e)
+        idf = None
+    covered = coverages(phrasings, results, tokenize=c.tokenizer, idf=idf)
+    own = relevance(phrasings, results, tokenize=c.tokenizer, idf=idf, calibration=c.calibration, covered=covered)
+    return [
+        {
+            **r,
+            "score": round(s, 6),
+            "retriever_scores": {
+                **r["retriever_scores"],
+                "ranker": r["score"],
+                "coverage": round(cov, 6),
+                "relevance": round(p, 6),
+            },
+        }
+        for r, p, s, cov in zip(results, own, along_ranking(own), covered, strict=True)
+    ]
+
+
+def above_minimum(
+    results: list[dict[str, Any]], minimum: float, language: str
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Search results scoring at least ``minimum``; when none does, a note with the best score."""
+    kept = [r for r in results if r["score"] >= minimum]
+    if kept:
+        return kept, []
+    return kept, [pick(NOTHING_RELEVANT, language).format(best=results[0]["score"], minimum=minimum)]
+
+
+def why_empty(c: Components, state: RetrievalState, ctx: Context) -> str:
+    """Why nothing was found: the filter condition that leaves nothing, when one does."""
+    filters = run_filters(c, state, ctx)
+    try:
+        return "No results: " + explain_empty(c.corpus(state["collection"]), filters) + "."
+    except Exception as e:  # explaining is a courtesy; never let it fail the search
+        log.warning("could not explain the empty result: %s", e)
+        return "No results."
+
+
+def debug_details(state: RetrievalState, rerank: str) -> dict[str, Any]:
+    """With ``debug``: the run's trace (collection, Qdrant filter, ...), the retrievers that answered,
+    and why reranking was skipped."""
+    details = {**(state.get("trace") or {}), "retrievers": sorted(set(state.get("retrievers") or []))}
+    if rerank:
+        details["rerank"] = rerank
+    return details
