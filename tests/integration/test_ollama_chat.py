@@ -123,7 +123,10 @@ def test_server_errors_open_the_breaker_then_a_trial_closes_it(server: tuple[str
     started = time.perf_counter()
     with pytest.raises(LLMUnavailable, match="llm is unavailable: circuit breaker open after 5 failures"):
         asyncio.run(models.generate("generator", q("x")))
-    assert time.perf_counter() - started < 0.2
+    # fail fast: no request reaches the server (below) and the call does not wait for the reset;
+    # the bound sits under the 1 s reset, not at a figure a busy machine misses (0.2 s was missed
+    # at 0.32 s with mypy running beside the tests)
+    assert time.perf_counter() - started < 0.9
     assert len(behaviour.chat_requests) == reached, "calls fail fast without reaching the server"
     assert not models.available("generator")
 
