@@ -3,8 +3,8 @@
 # the optional chat providers, the evaluation extra and the Postgres drivers, so their tests run) from this repo's files.
 # torch comes first, pinned to its CPU build: that wheel lies on the machine's disk, in the folder
 # pip is configured to look in (find-links); an unpinned torch would pull a multi-GB CUDA build
-# from PyPI. uv installs it from that folder in ~5 s where pip takes ~65 s (pip unpacks and
-# compiles it file by file); the `+cpu` pin keeps uv from choosing any other build, and pip takes
+# from PyPI. uv installs and compiles it from that folder in ~16 s where pip takes 40-65 s
+# (pip unpacks and compiles it file by file); the `+cpu` pin keeps uv from choosing any other build, and pip takes
 # over where uv or the folder cannot be had. The rest goes through uv too (pip-compatible, about
 # 40 s here against pip's 2.5 min), or pip where uv cannot be had.
 # Everything is compiled to bytecode here, as pip does and uv does not by default: where
