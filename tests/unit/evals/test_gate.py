@@ -25,7 +25,8 @@ def test_the_check_split_is_by_article_and_the_scifact_part_holds_every_judged_a
     corpus, qrels, queries = gate.jsquad_corpus(gate.DATA, tmp_path)
     ids = {line.split('"_id": "')[1].split('"')[0] for line in corpus.read_text(encoding="utf-8").splitlines()}
     assert {gate._article(d) for rels in qrels.values() for d in rels} == {gate._article(i) for i in ids}
-    assert len(queries) == len(qrels) == 982
+    assert len(qrels) == 982 and len(queries) == 491
+    assert {gate._article(d) for q, _ in queries for d in qrels[q]} == {gate._article(i) for i in ids}
     corpus, qrels, queries = gate.scifact_corpus(gate.DATA, tmp_path)
     held = corpus.read_text(encoding="utf-8")
     assert all(f'"_id": "{d}"' in held for rels in qrels.values() for d in rels)
