@@ -2,7 +2,7 @@
 
 The query graph hands retrieval the request (``RetrievalInput``) and takes back the settled
 request and the ranked results (``RetrievalOutput``); the retrievers' hits, the fused candidates
-and the collection live only here, for one retrieval. Each retrieval starts empty, so a Q&A
+live only here, for one retrieval. Each retrieval starts empty, so a Q&A
 run that retrieves again after a rewrite never sees the hits or retrievers of the pass before.
 """
 
@@ -36,6 +36,10 @@ class Asked(Asker, total=False):
     """The rest of the request, which retrieval only reads."""
 
     mode: Literal["qa", "search"]
+    top_k: int
+    """Results (search) or sources (Q&A) wanted, as ``guard_input`` settled them for the run."""
+    collection: str
+    """The collection searched, as ``guard_input`` settled it for the run."""
     filters: dict[str, Any]
     similar_to: str
     group_by_document: bool
@@ -44,9 +48,6 @@ class Asked(Asker, total=False):
 
 class RetrievalInput(Settled, Asked, total=False):
     """What the query graph hands to retrieval."""
-
-    top_k: int | None
-    """The caller's top_k; None means the Context's."""
 
 
 class Ranked(TypedDict, total=False):
@@ -64,15 +65,10 @@ class Ranked(TypedDict, total=False):
 class RetrievalOutput(Settled, Ranked, total=False):
     """What retrieval hands back to the query graph."""
 
-    top_k: int
-    """Results (search) or sources (Q&A) wanted: the caller's top_k or the Context's, checked once."""
-
 
 class RetrievalState(RetrievalOutput, Asked, total=False):
     """Everything one retrieval reads and writes."""
 
-    collection: str
-    """The collection searched: the Context's, else the COLLECTION setting (resolved once)."""
     dense_hits: list[list[HitRecord]]
     """Per query, the dense retriever's hits (point_id, score, payload)."""
     bm25_hits: list[list[HitRecord]]

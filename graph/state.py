@@ -258,6 +258,9 @@ class OutputState(TypedDict, total=False):
 
 
 class RAGState(InputState, OutputState, total=False):
+    collection: str
+    """The collection this run reads: the Context's, else the COLLECTION setting (``guard_input``
+    settles it, and ``top_k``, once per run)."""
     language: str
     """Detected language of the question (ja or en)."""
     queries: list[str]

@@ -39,7 +39,7 @@ def make(c: Components) -> Node:
         analysis: dict[str, Any] = {"path": "rules", "explanations": []}
         found: dict[str, Any] = {}
         if state.get("mode") != "search" and ctx.extract_filters and question:
-            vaults, tags = await asyncio.to_thread(c.known_values, ctx.collection or None, ctx.access_groups)
+            vaults, tags = await asyncio.to_thread(c.known_values, state["collection"], ctx.access_groups)
             rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
             found = dict(rules.filters)
             analysis.update(explanations=list(rules.explanations), structured=rules.structured)

@@ -32,12 +32,11 @@ def cache_scope(c: Components, state: RAGState, ctx: Context) -> str:
     """Everything that makes two answers comparable: collection and index version, filters, mode,
     language, depth, who asks (tenant, or user without one), the access groups they hold, and
     edited prompts. Two runs that differ in any of these never share an entry."""
-    index = c.index(ctx.collection or None)
+    index = c.index(state["collection"])
     version = index.metadata().get("version", 0)
     filters = json.dumps(state.get("search_filters") or {}, sort_keys=True, ensure_ascii=False)
-    top_k = state.get("top_k") or ctx.top_k
     scope = (
-        f"{index.collection}|v{version}|{filters}|{state.get('mode', 'qa')}|{state.get('language')}|{top_k}"
+        f"{index.collection}|v{version}|{filters}|{state.get('mode', 'qa')}|{state.get('language')}|{state['top_k']}"
         f"|{ctx.audience()}"
     )
     custom = ctx.custom_prompts()
@@ -56,7 +55,7 @@ def make(c: Components) -> Node:
         def lookup() -> tuple[Any, dict[str, Any]]:
             vector = c.embedder.encode_queries([cache_text(state)])[0]
             entry = c.cache.lookup(vector, scope=cache_scope(c, state, ctx), threshold=ctx.cache_threshold)
-            index = c.index(ctx.collection or None)  # the answer is this version's (the scope says so)
+            index = c.index(state["collection"])  # the answer is this version's (the scope says so)
             return entry, {"collection": index.collection, "index_version": index.metadata().get("version", 0)}
 
         try:

@@ -61,6 +61,7 @@ class Filtered(TypedDict, total=False):
     """What ``run_filters`` reads of a state (the query graph's or a retrieval's)."""
 
     search_filters: dict[str, Any]
+    collection: str
 
 
 def run_filters(c: Components, state: Filtered, ctx: Context, filters: Any = None) -> SearchFilters:
@@ -74,7 +75,7 @@ def run_filters(c: Components, state: Filtered, ctx: Context, filters: Any = Non
     """
     parsed = SearchFilters.parse(state.get("search_filters") if filters is None else filters)
     try:
-        restricted = c.corpus(ctx.collection or None).restricted
+        restricted = c.corpus(state["collection"]).restricted
     except Exception:  # the store unreadable (down, a corrupt cache): the safe answer is "restricted"
         restricted = True
     return parsed.within(ctx.access_groups) if restricted else parsed

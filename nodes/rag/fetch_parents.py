@@ -31,7 +31,7 @@ def make(c: Components) -> Node:
         verdict = state.get("context_verdict")
         ranks = set((verdict["ranks"] if verdict else None) or range(1, len(results) + 1))
         relevant = [r for i, r in enumerate(results, start=1) if i in ranks]
-        collection = ctx.collection or None
+        collection = state["collection"]
 
         # injection scores of every chunk a passage may hold: the hits' and their siblings'
         scores: dict[str, float | None] = {str(r.get("chunk_id")): r.get("injection") for r in relevant}

@@ -92,7 +92,7 @@ def make(c: Components) -> Node:
             notes.append(messages.ANSWERED_BY_EXTRACTION.format(why=stalled))
         elif use_llm(c, ctx, "generator", ctx.generator_model, state=state) and passages:
             try:
-                examples = await asyncio.to_thread(_examples, c, ctx, question)
+                examples = await asyncio.to_thread(_examples, c, ctx, state["collection"], question)
                 answer = await _llm_answer(c, ctx, state, question, lang, passages, examples)
                 used = [
                     {"feedback_id": e.feedback_id, "question": e.question, "similarity": round(e.similarity, 4)}
@@ -108,7 +108,7 @@ def make(c: Components) -> Node:
                 # a timeout: the run's other LLM calls are off (run_budget), so no retry could help
                 log_error("llm", "generate_answer", state, e)
                 notes.append(messages.LLM_TIMED_OUT.format(error=e))
-        corpus = await asyncio.to_thread(c.corpus, ctx.collection or None)
+        corpus = await asyncio.to_thread(c.corpus, state["collection"])
         ex = await asyncio.to_thread(
             extract_answer,
             raw_words(state, question),
@@ -118,7 +118,7 @@ def make(c: Components) -> Node:
             language=lang,
             # the query encoder's vectors (what extraction was tuned on): the sentences' were stored
             # at ingestion (components/stores/sentences.py); the rest are embedded now and cached
-            embed=c.sentences(ctx.collection or None).embed,
+            embed=c.sentences(state["collection"]).embed,
             links=[p.get("links") or [] for p in passages],
             titles=[p.get("title") or "" for p in passages],
         )
@@ -132,7 +132,7 @@ def make(c: Components) -> Node:
     return generate_answer
 
 
-def _examples(c: Components, ctx: Context, question: str) -> list[Example]:
+def _examples(c: Components, ctx: Context, collection: str, question: str) -> list[Example]:
     """Answers this audience rated good for questions close to this one (none when turned off).
 
     A failure here costs only the examples: the answer does not depend on them.
@@ -141,7 +141,7 @@ def _examples(c: Components, ctx: Context, question: str) -> list[Example]:
         return []
     try:
         vector = c.embedder.encode_queries([question])[0]
-        return c.examples(ctx.collection or None).similar(
+        return c.examples(collection).similar(
             vector, audience=ctx.audience(), threshold=ctx.fewshot_threshold, limit=ctx.fewshot_max
         )
     except RAGError as e:

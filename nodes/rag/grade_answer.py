@@ -58,7 +58,7 @@ def make(c: Components) -> Node:
                 answer,
                 embed=c.embedder.encode_queries,
                 tokenize=c.tokenizer,
-                idf=c.corpus(ctx.collection or None).idf,
+                idf=c.corpus(state["collection"]).idf,
                 calibration=c.calibration,
                 threshold=ctx.answer_threshold,
                 cited=cited_passages(state),

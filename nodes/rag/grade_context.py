@@ -47,7 +47,7 @@ def make(c: Components) -> Node:
             }
 
         def without_llm() -> ContextVerdict:
-            g = _calibrated(c, ctx, raw_words(state, question), results)
+            g = _calibrated(c, ctx, state["collection"], raw_words(state, question), results)
             ranks = [i + 1 for i, s in enumerate(g.chunk_scores) if s >= ctx.context_threshold]
             return {
                 "relevant": g.score >= ctx.context_threshold,
@@ -85,22 +85,24 @@ def make(c: Components) -> Node:
     return grade_context
 
 
-def _calibrated(c: Components, ctx: Context, question: str, results: list[Result]) -> grading.ContextGrade:
+def _calibrated(
+    c: Components, ctx: Context, collection: str, question: str, results: list[Result]
+) -> grading.ContextGrade:
     """The non-LLM verdict: dense similarity and idf-weighted term coverage, calibrated (see grading)."""
     qvec = c.embedder.encode_queries([question])[0]
     return grading.grade_context(
         question,
-        with_stored_cosines(c, ctx, qvec, results),
+        with_stored_cosines(c, collection, qvec, results),
         question_vector=qvec,
         embed=c.embedder.encode_documents,
         tokenize=c.tokenizer,
-        idf=c.corpus(ctx.collection or None).idf,
+        idf=c.corpus(collection).idf,
         calibration=c.calibration,
         threshold=ctx.context_threshold,
     )
 
 
-def with_stored_cosines(c: Components, ctx: Context, qvec: np.ndarray, results: list[Result]) -> list[Result]:
+def with_stored_cosines(c: Components, collection: str, qvec: np.ndarray, results: list[Result]) -> list[Result]:
     """Results where a chunk dense search did not return gets its cosine from its stored vector.
 
     The stored vector is the passage vector dense search compares against, so the cosine is
@@ -118,7 +120,7 @@ def with_stored_cosines(c: Components, ctx: Context, qvec: np.ndarray, results: 
     if not wanted:
         return results
     try:
-        stored = c.index(ctx.collection or None).vectors(list(wanted.values()))
+        stored = c.index(collection).vectors(list(wanted.values()))
     except Exception as e:  # the vector store is down or slow: the grader re-embeds instead
         log.info("stored vectors unavailable for context grading (%s); embedding the chunks", type(e).__name__)
         return results

@@ -1,8 +1,10 @@
-"""Start of every run: reset the per-run state, settle the question, run the input rail.
+"""Start of every run: reset the per-run state, settle the question and its scope, run the input rail.
 
 A thread (checkpointer) keeps the previous run's state, so everything that belongs to one
 question is reset here (``graph.state.run_reset``); ``messages`` is the only thing a thread
-accumulates. The input rail (NeMo Guardrails running ``guardrails.input.check_input``: the
+accumulates. The run's scope is settled here once, for every node after: ``top_k`` (the caller's,
+else the Context's; checked) and ``collection`` (the Context's, else the COLLECTION setting).
+The input rail (NeMo Guardrails running ``guardrails.input.check_input``: the
 injection detector, the size limit and Presidio) decides allow, block or redact:
 
 - block: a polite refusal in the question's language, and the run ends;
@@ -31,7 +33,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from components.factory import Components
-from components.resilience.errors import LLMUnavailable, RAGError
+from components.resilience.errors import LLMUnavailable, QueryError, RAGError
 from components.text import messages
 from components.text.language import detect_language
 from graph.context import Context
@@ -52,9 +54,19 @@ def unchecked_digest(text: str) -> str:
     return f"sha256:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]} ({len(text)} characters)"
 
 
+def run_scope(c: Components, state: RAGState, ctx: Context) -> dict[str, Any]:
+    """What every node of the run reads instead of deriving it: the number of results or sources
+    (``top_k``, 1 to 1000) and the collection's name."""
+    top_k = int(state.get("top_k") or ctx.top_k)
+    if not 1 <= top_k <= 1000:
+        raise QueryError(f"top_k must be between 1 and 1000, not {top_k}.")
+    return {"top_k": top_k, "collection": ctx.collection or c.settings.collection}
+
+
 def make(c: Components) -> Node:
     async def guard_input(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
+        scope = run_scope(c, state, ctx)
         raw = question_of(state)
         request_id = uuid.uuid4().hex[:12]
         language = detect_language(raw) if raw else "und"
@@ -63,6 +75,7 @@ def make(c: Components) -> Node:
             unchecked = GuardrailVerdict(allowed=True, category=None, reason=SEARCH_UNCHECKED, pii=[])
             return {
                 **run_reset(),
+                **scope,
                 "request_id": request_id,
                 "question": raw,
                 "language": language,
@@ -76,7 +89,13 @@ def make(c: Components) -> Node:
         question = verdict.redacted if verdict.pii else raw
         if verdict.pii:
             RAW_QUESTIONS.remember(request_id, verdict, raw)
-        out: dict[str, Any] = {**run_reset(), "request_id": request_id, "question": question, "language": language}
+        out: dict[str, Any] = {
+            **run_reset(),
+            **scope,
+            "request_id": request_id,
+            "question": question,
+            "language": language,
+        }
         msgs = state.get("messages") or []
         last = msgs[-1] if msgs else None
         asked_in_messages = isinstance(last, HumanMessage) and isinstance(last.content, str) and last.content.strip()

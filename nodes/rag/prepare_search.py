@@ -1,4 +1,6 @@
-"""Validate the request and settle what to search: phrasings, filters, top_k, collection (once per retrieval)."""
+"""Validate the request and settle what to search: phrasings and filters (once per retrieval).
+
+``top_k`` and the collection come settled for the whole run (``guard_input``)."""
 
 from __future__ import annotations
 
@@ -29,13 +31,10 @@ def make(c: Components) -> Node:
         if not question and not similar_to:
             raise QueryError("The query is empty: give some words to search for (or a human message).")
         filters = SearchFilters.parse(state.get("search_filters") or state.get("filters"))
-        top_k = int(state.get("top_k") or ctx.top_k)
-        if not 1 <= top_k <= 1000:
-            raise QueryError(f"top_k must be between 1 and 1000, not {top_k}.")
         # Q&A: rewrite_query settled the phrasings; search: the question plus any extra phrasings
         primary = [] if state.get("mode", "qa") == "qa" and state.get("queries") else [question]
         queries = [q.strip() for q in [*primary, *(state.get("queries") or [])] if q and q.strip()]
-        index = c.index(ctx.collection or None)
+        index = c.index(state["collection"])
 
         def check() -> dict[str, Any]:
             meta = index.metadata()  # raises CollectionNotFound with "run rag ingest"
@@ -70,8 +69,6 @@ def make(c: Components) -> Node:
             "question": question,
             "queries": queries,
             "dense_queries": dense_queries if len(dense_queries) == len(queries) else [],
-            "top_k": top_k,
-            "collection": index.collection,
             "search_filters": filters.model_dump(mode="json", exclude_defaults=True),
             "language": state.get("language") or (detect_language(question) if question else "und"),
             "route": state.get("route") or "vector_search",

@@ -136,7 +136,7 @@ async def _llm_rewrite(
 ) -> Rewrite:
     system = ctx.rewrite_prompt.format(
         hyde_instruction=prompts.HYDE_INSTRUCTION if ctx.hyde else prompts.NO_HYDE_INSTRUCTION,
-        translation_instruction=await asyncio.to_thread(_translation_instruction, c, ctx, question),
+        translation_instruction=await asyncio.to_thread(_translation_instruction, c, state["collection"], question),
     )
     msgs: list[Any] = [SystemMessage(system), *history[-6:], HumanMessage(question)]
     if reason:
@@ -149,12 +149,12 @@ async def _llm_rewrite(
 OTHER_LANGUAGE = {"ja": ("en", "English"), "en": ("ja", "Japanese")}
 
 
-def _translation_instruction(c: Components, ctx: Context, question: str) -> str:
+def _translation_instruction(c: Components, collection: str, question: str) -> str:
     """Ask for a translation only when the index holds both languages: BM25 cannot match a
     Japanese question with an English note, and a translated phrasing can (decision 0015)."""
     other = OTHER_LANGUAGE.get(detect_language(question))
     try:
-        held = c.corpus(ctx.collection or None).languages
+        held = c.corpus(collection).languages
     except Exception:  # the index unreadable: retrieval will say so; the rewrite goes on without
         held = frozenset()
     if other is None or other[0] not in held:
@@ -171,7 +171,7 @@ def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: in
         filters = {k: v for k, v in filters.items() if k not in found}
         out["search_filters"] = filters
         out["notes"] = [messages.RETRIED_WITHOUT_FILTERS.format(filters=", ".join(sorted(found)))]
-    corpus = c.corpus(ctx.collection or None)
+    corpus = c.corpus(state["collection"])
     where = run_filters(c, state, ctx, filters).conditions()
     # feedback comes from the chunks the question's own words find; the state keeps placeholders
     raw = raw_words(state, base)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
@@ -28,13 +28,12 @@ log = logging.getLogger(__name__)
 
 def make(c: Components) -> Node:
     async def search_web(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = runtime.context or Context()
         web = c.web
         if web is None:
             raise ServiceUnavailable("Web search is not configured: set WEB_SEARCH_PROVIDER and WEB_SEARCH_API_KEY.")
         query = state.get("standalone_question") or state.get("question") or ""
         async with c.breakers.guard("web_search"):
-            results = await web.search(query, k=ctx.top_k)
+            results = await web.search(query, k=cast(int, state["top_k"]))  # settled by guard_input
         items = [r.model_dump() for r in results]
         passages = [
             {

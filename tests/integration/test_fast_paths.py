@@ -71,7 +71,7 @@ def test_context_grading_reads_stored_vectors_as_dense_search_scores_them(store:
     result = {"chunk_id": top.payload["chunk_id"], "text": top.payload["text"], "retriever_scores": {"bm25": 3.0}}
     assert chunk_point_id(result["chunk_id"]) == top.point_id
     qvec = c.embedder.encode_queries([question])[0]
-    graded = with_stored_cosines(c, Context(), qvec, [result])
+    graded = with_stored_cosines(c, c.index().collection, qvec, [result])
     assert graded[0]["retriever_scores"]["dense"] == pytest.approx(top.score, abs=1e-5)
     assert graded[0]["retriever_scores"]["bm25"] == 3.0
     assert "dense" not in result["retriever_scores"]  # the caller's result is not modified
@@ -81,7 +81,7 @@ def test_unknown_chunks_are_left_to_the_embedding_fallback(store: Any) -> None:
     c, _ = store
     qvec = c.embedder.encode_queries(["anything"])[0]
     results = [{"chunk_id": "no-such-doc#0", "text": "x", "retriever_scores": {}}, {"chunk_id": "malformed"}]
-    assert with_stored_cosines(c, Context(), qvec, results) == results
+    assert with_stored_cosines(c, c.index().collection, qvec, results) == results
 
 
 def test_answer_grading_embeds_nothing_that_extraction_embedded(store: Any) -> None:

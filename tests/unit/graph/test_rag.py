@@ -84,8 +84,10 @@ def test_retrieval_reads_its_request_and_hands_back_only_the_request_and_the_res
     assert node.input_schema is RetrievalInput  # the query graph reads only these keys for it
     retrieval = graph.nodes["retrieve"].subgraphs[0]
     assert set(retrieval.output_channels) == set(get_type_hints(RetrievalOutput))
-    # the hits, the fused candidates and the collection stay inside retrieval
-    assert not {"dense_hits", "bm25_hits", "retrievers", "candidates", "collection"} & set(graph.channels)
+    # the hits and the fused candidates stay inside retrieval
+    assert not {"dense_hits", "bm25_hits", "retrievers", "candidates"} & set(graph.channels)
+    # the run's depth and collection (settled by guard_input) are read, never changed, by retrieval
+    assert {"top_k", "collection"} <= set(get_type_hints(RetrievalInput)) - set(get_type_hints(RetrievalOutput))
 
 
 def test_a_timed_node_records_its_visit_after_the_steps_it_returns() -> None:

@@ -10,6 +10,8 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from components.factory import Components
+from components.settings import Settings
+from graph.context import Context
 from graph.state import Result
 from nodes.rag.common import hit_to_result
 
@@ -35,10 +37,16 @@ def run(
     store: BaseStore | None = None,
     events: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """The update ``node`` returns for ``state``, given the run's ``context`` (and store) as LangGraph does."""
+    """The update ``node`` returns for ``state``, given the run's ``context`` (and store) as LangGraph does.
+
+    A state without the run's scope gets the one ``guard_input`` settles at the start of every run
+    (``top_k`` and the collection, for ``context`` and the default settings), as the nodes after it read it.
+    """
     writer = events.append if events is not None else (lambda _: None)
     runtime: Runtime[Any] = Runtime(context=context, store=store, stream_writer=writer)
-    out: dict[str, Any] = asyncio.run(node(dict(state), runtime=runtime))
+    ctx = context if isinstance(context, Context) else Context()
+    scope = {"top_k": ctx.top_k, "collection": ctx.collection or Settings.model_fields["collection"].default}
+    out: dict[str, Any] = asyncio.run(node({**scope, **state}, runtime=runtime))
     return out
 
 

@@ -7,7 +7,9 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from components.factory import Components
+from components.resilience.errors import QueryError
 from components.text import messages
+from graph.context import Context
 from nodes.rag import guard_input
 from nodes.rag.rails import raw_words
 from tests.fakes.ollama_server import Behaviour
@@ -23,6 +25,20 @@ def test_an_ordinary_question_starts_a_fresh_run_in_the_thread(notes: Components
     assert out["answer"] == "" and out["context_failures"] == 0 and out["results"] == []
     assert [m.content for m in out["messages"]] == [MISO]
     assert not out["notes"], "no warning"
+
+
+@pytest.mark.parametrize("mode", ["qa", "search"])
+def test_the_runs_depth_and_collection_are_settled_once_for_every_node_after(notes: Components, mode: str) -> None:
+    left_over = {"top_k": 3, "collection": "the previous run's"}
+    out = run(guard_input.make(notes), {"question": MONSTERA, "mode": mode, **left_over}, Context(collection="papers"))
+    assert (out["top_k"], out["collection"]) == (3, "papers")
+    default = run(guard_input.make(notes), {"question": MONSTERA, "mode": mode, "top_k": None, "collection": ""})
+    assert (default["top_k"], default["collection"]) == (Context().top_k, notes.settings.collection)
+
+
+def test_a_depth_outside_one_to_a_thousand_is_refused_before_anything_runs(notes: Components) -> None:
+    with pytest.raises(QueryError, match="top_k must be between 1 and 1000, not 1001"):
+        run(guard_input.make(notes), {"question": MONSTERA, "top_k": 1001})
 
 
 def test_a_question_sent_as_a_chat_message_is_not_added_again(notes: Components) -> None:
