@@ -1,4 +1,5 @@
-"""What the node tests share: a few notes ingested once into an embedded store, and the fake servers."""
+"""What the node tests share: a few notes ingested once into an embedded store, a public and a
+restricted note in another, and the fake servers."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from components.settings import Settings
 from tests.conftest import SAMPLE_VAULTS
 from tests.fakes.ollama_server import Behaviour, ollama_server
 from tests.integration.helpers import ingest
-from tests.unit.nodes.helpers import INBOX, NOTES
+from tests.unit.nodes.helpers import INBOX, NOTES, RESTRICTED
 
 
 @pytest.fixture(scope="session")
@@ -29,9 +30,26 @@ def notes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Components]:
     for vault in ("life", "research"):  # the nearest .obsidian names a note's vault
         shutil.copytree(SAMPLE_VAULTS / vault / ".obsidian", vaults / vault / ".obsidian")
     (vaults / "research" / "Inbox.md").write_text(INBOX, encoding="utf-8")
+    yield from ingested(root, vaults)
+
+
+@pytest.fixture(scope="session")
+def restricted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Components]:
+    """A note shared with the hr group only and a public one, ingested once into a store of their
+    own: the notes above are all public, and a restricted chunk changes how every read is filtered."""
+    root = tmp_path_factory.mktemp("restricted")
+    folder = root / "notes"
+    folder.mkdir()
+    for name, text in RESTRICTED.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    yield from ingested(root, folder)
+
+
+def ingested(root: Path, folder: Path) -> Iterator[Components]:
+    """Components over an embedded store under ``root`` holding the notes of ``folder``, closed after use."""
     s = Settings(qdrant_path=root / "qdrant", data_dir=root / "data", _env_file=None)  # type: ignore[call-arg]
     c = Components(s)
-    assert ingest(c, vaults)["failures"] == []
+    assert ingest(c, folder)["failures"] == []
     yield c
     c.close()
 
