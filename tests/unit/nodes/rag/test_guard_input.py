@@ -36,9 +36,15 @@ def test_the_runs_depth_and_collection_are_settled_once_for_every_node_after(not
     assert (default["top_k"], default["collection"]) == (Context().top_k, notes.settings.collection)
 
 
-def test_a_depth_outside_one_to_a_thousand_is_refused_before_anything_runs(notes: Components) -> None:
-    with pytest.raises(QueryError, match="top_k must be between 1 and 1000, not 1001"):
-        run(guard_input.make(notes), {"question": MONSTERA, "top_k": 1001})
+@pytest.mark.parametrize("top_k", [-1, 1001])
+def test_a_depth_outside_one_to_a_thousand_is_refused_before_anything_runs(notes: Components, top_k: int) -> None:
+    with pytest.raises(QueryError, match=f"top_k must be between 1 and 1000, not {top_k}"):
+        run(guard_input.make(notes), {"question": MONSTERA, "top_k": top_k})
+
+
+@pytest.mark.parametrize("top_k", [1, 1000])
+def test_a_depth_at_either_end_of_the_range_is_the_runs(notes: Components, top_k: int) -> None:
+    assert run(guard_input.make(notes), {"question": MONSTERA, "mode": "search", "top_k": top_k})["top_k"] == top_k
 
 
 def test_a_question_sent_as_a_chat_message_is_not_added_again(notes: Components) -> None:

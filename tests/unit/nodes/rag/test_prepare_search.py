@@ -1,5 +1,6 @@
-"""Settling a search once before retrieval: an empty query, a top_k out of range, a missing collection
-and an unknown document are refused with what to do; the phrasings, filters and collection are settled."""
+"""Settling a search once before retrieval: an empty query, a missing collection and an unknown
+document are refused with what to do; the phrasings and filters are settled, and the run's top_k and
+collection (guard_input's, tests/unit/nodes/rag/test_guard_input.py) are read, not changed."""
 
 from __future__ import annotations
 
@@ -24,9 +25,9 @@ def test_a_search_is_settled_with_its_language_filters_and_collection(notes: Com
     del state["queries"], state["mode"]  # the question alone, as Q&A asks it
     out = prepare(notes, state)
     meta = notes.index().metadata()
-    assert out["queries"] == [MISO] and out["question"] == MISO and out["top_k"] == 3
+    assert out["queries"] == [MISO] and out["question"] == MISO
     assert out["language"] == "ja" and out["route"] == "vector_search" and out["search_filters"] == {}
-    assert out["collection"] == state["collection"] and out["notes"] == []
+    assert "top_k" not in out and "collection" not in out and out["notes"] == []
     assert out["trace"] == {
         "collection": state["collection"],
         "index_version": meta["version"],
@@ -40,19 +41,6 @@ def test_a_search_is_settled_with_its_language_filters_and_collection(notes: Com
 def test_an_empty_query_is_refused_with_what_to_give(notes: Components, question: str | None) -> None:
     with pytest.raises(QueryError, match=re.escape("The query is empty: give some words to search for")):
         prepare(notes, {**request(notes, MONSTERA, queries=[]), "question": question})
-
-
-@pytest.mark.parametrize("top_k", [-1, 1001])
-def test_a_top_k_outside_1_to_1000_is_refused(notes: Components, top_k: int) -> None:
-    state = request(notes, MONSTERA, top_k=top_k)
-    ctx = Context(collection=state["collection"], top_k=max(top_k, 1))  # a Context refuses a top_k below 1 itself
-    with pytest.raises(QueryError, match=f"top_k must be between 1 and 1000, not {top_k}"):
-        prepare(notes, state, ctx)
-
-
-@pytest.mark.parametrize("top_k", [1, 1000])
-def test_a_top_k_at_either_end_of_the_range_is_searched(notes: Components, top_k: int) -> None:
-    assert prepare(notes, request(notes, MONSTERA, top_k=top_k))["top_k"] == top_k
 
 
 def test_a_missing_collection_is_refused_naming_the_command_that_fills_it(notes: Components) -> None:
