@@ -140,12 +140,6 @@ def request(c: Components, question: str, *, top_k: int = 5, **state: Any) -> di
     }
 
 
-def context_for(state: Mapping[str, Any], **knobs: Any) -> Context:
-    """The run's Context for a ``request``, holding its collection and top_k as well: a node that
-    reads them from the Context finds the values the state holds."""
-    return Context(collection=state["collection"], top_k=state["top_k"], **knobs)
-
-
 def retrieved(c: Components, state: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     """``state`` after both retrievers ran on it, their updates joined as the graph's reducers join them."""
     dense, bm25 = run(retrieve_dense.make(c), state, ctx), run(retrieve_bm25.make(c), state, ctx)

@@ -9,8 +9,9 @@ import pytest
 from components.factory import Components
 from components.resilience.errors import ServiceUnavailable
 from components.retrieval import fusion
+from graph.context import Context
 from nodes.rag import fuse_results, retrieve_bm25
-from tests.unit.nodes.helpers import MONSTERA, chunks, context_for, located, request, retrieved, run
+from tests.unit.nodes.helpers import MONSTERA, chunks, located, request, retrieved, run
 
 
 @pytest.mark.parametrize("method", list(fusion.METHODS))
@@ -18,7 +19,7 @@ def test_the_runs_method_joins_both_lists_into_scored_candidates_with_their_text
     notes: Components, method: str
 ) -> None:
     asked = request(notes, MONSTERA)
-    ctx = context_for(asked, fusion=method)
+    ctx = Context(fusion=method)
     state = retrieved(notes, asked, ctx)
     candidates = run(fuse_results.make(notes), state, ctx)["candidates"]
     listed = {h["point_id"] for hits in [*state["dense_hits"], *state["bm25_hits"]] for h in hits}
@@ -39,7 +40,7 @@ def test_the_runs_method_joins_both_lists_into_scored_candidates_with_their_text
 
 def test_a_retriever_weighted_zero_does_not_move_the_order(notes: Components) -> None:
     state = request(notes, MONSTERA)
-    ctx = context_for(state, fusion="rrf", bm25_weight=0.0)
+    ctx = Context(fusion="rrf", bm25_weight=0.0)
     fused = retrieved(notes, state, ctx)
     candidates = run(fuse_results.make(notes), fused, ctx)["candidates"]
     assert [h["point_id"] for h in candidates] == [h["point_id"] for h in fused["dense_hits"][0]][: len(candidates)]
@@ -50,13 +51,13 @@ def test_the_larger_of_rerank_candidates_and_top_k_is_kept(
     notes: Components, rerank_candidates: int, top_k: int, kept: int
 ) -> None:
     state = request(notes, MONSTERA, top_k=top_k)
-    ctx = context_for(state, rerank_candidates=rerank_candidates)
+    ctx = Context(rerank_candidates=rerank_candidates)
     assert len(run(fuse_results.make(notes), retrieved(notes, state, ctx), ctx)["candidates"]) == kept
 
 
 def test_grouped_every_chunk_of_the_first_documents_is_kept(notes: Components) -> None:
     state = request(notes, MONSTERA, top_k=1, group_by_document=True)
-    ctx = context_for(state, rerank_candidates=1)
+    ctx = Context(rerank_candidates=1)
     candidates = run(fuse_results.make(notes), retrieved(notes, state, ctx), ctx)["candidates"]
     assert len(candidates) == len(chunks(notes, "Monstera Care"))
     assert {h["payload"]["title"] for h in candidates} == {"Monstera Care"}
@@ -66,7 +67,7 @@ def test_grouped_every_chunk_of_the_first_documents_is_kept(notes: Components) -
 
 def test_with_dense_down_bm25s_list_stands_on_the_full_scale(notes: Components) -> None:
     state = request(notes, MONSTERA)
-    ctx = context_for(state)
+    ctx = Context()
     bm25 = run(retrieve_bm25.make(notes), state, ctx)
     out = run(fuse_results.make(notes), {**state, "dense_hits": [], **bm25}, ctx)
     [listed] = bm25["bm25_hits"]
@@ -77,4 +78,4 @@ def test_with_dense_down_bm25s_list_stands_on_the_full_scale(notes: Components) 
 def test_with_both_retrievers_down_the_run_fails_with_what_to_check(notes: Components) -> None:
     state = {**request(notes, MONSTERA), "dense_hits": [], "bm25_hits": [], "retrievers": []}
     with pytest.raises(ServiceUnavailable, match=r"Neither the vector store nor BM25 answered; check `rag status`"):
-        run(fuse_results.make(notes), state, context_for(state))
+        run(fuse_results.make(notes), state, Context())

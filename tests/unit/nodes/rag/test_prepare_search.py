@@ -13,11 +13,11 @@ from components.factory import Components
 from components.resilience.errors import CollectionNotFound, QueryError, UnknownDocument
 from graph.context import Context
 from nodes.rag import prepare_search
-from tests.unit.nodes.helpers import MISO, MONSTERA, chunks, context_for, request, run
+from tests.unit.nodes.helpers import MISO, MONSTERA, chunks, request, run
 
 
 def prepare(c: Components, state: dict[str, Any], ctx: Context | None = None) -> dict[str, Any]:
-    return run(prepare_search.make(c), state, ctx or context_for(state))
+    return run(prepare_search.make(c), state, ctx or Context())
 
 
 def test_a_search_is_settled_with_its_language_filters_and_collection(notes: Components) -> None:
@@ -65,7 +65,7 @@ def test_a_document_outside_the_callers_groups_is_as_unknown_as_a_missing_one(re
     with pytest.raises(UnknownDocument) as missing:
         prepare(restricted, {**state, "similar_to": "Salary.md"})
     assert str(hidden.value) == str(missing.value).replace("Salary.md", salary), "the same words: nothing leaks"
-    assert prepare(restricted, state, context_for(state, access_groups=("hr",)))["notes"] == []
+    assert prepare(restricted, state, Context(access_groups=("hr",)))["notes"] == []
 
 
 def test_filters_are_checked_and_the_filter_sent_to_qdrant_is_traced(notes: Components) -> None:

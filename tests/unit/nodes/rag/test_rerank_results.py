@@ -12,12 +12,12 @@ from components.factory import Components
 from components.models.reranker import Reranker
 from components.text import messages
 from components.text.messages import NOTHING_RELEVANT
+from graph.context import Context
 from nodes.rag import fuse_results, rerank_results
 from nodes.rag.rerank_results import NO_RERANKER, rerank_failed
 from tests.unit.nodes.helpers import (
     MONSTERA,
     chunks,
-    context_for,
     handled,
     request,
     retrieved,
@@ -29,8 +29,8 @@ from tests.unit.nodes.helpers import (
 def fused(c: Components, question: str, **state: Any) -> dict[str, Any]:
     """The state when ranking starts: ``question`` searched by both retrievers and the hits fused."""
     asked = request(c, question, language="en", **state)
-    found = retrieved(c, asked, context_for(asked))
-    return {**found, **run(fuse_results.make(c), found, context_for(asked))}
+    found = retrieved(c, asked, Context())
+    return {**found, **run(fuse_results.make(c), found, Context())}
 
 
 def ids(hits: list[dict[str, Any]]) -> list[str]:
@@ -53,7 +53,7 @@ def cross_encoder(notes: Components, monkeypatch: pytest.MonkeyPatch) -> tuple[C
 
 def test_without_a_cross_encoder_the_fused_order_is_ranked_and_debug_says_why(notes: Components) -> None:
     state = fused(notes, MONSTERA, debug=True)
-    out = run(rerank_results.make(notes), state, context_for(state))
+    out = run(rerank_results.make(notes), state, Context())
     results = out["results"]
     assert [r["rank"] for r in results] == [1, 2, 3, 4, 5] and out["total"] == 5
     assert ids(results) == ids(state["candidates"][:5])
@@ -63,7 +63,7 @@ def test_without_a_cross_encoder_the_fused_order_is_ranked_and_debug_says_why(no
     assert {"dense", "bm25", "ranker", "coverage", "relevance"} <= set(results[0]["retriever_scores"])
     assert out["debug_info"]["rerank"] == NO_RERANKER and out["notes"] == []
     assert "rerank" not in out["timings_ms"]
-    quiet = run(rerank_results.make(notes), state, context_for(state, rerank=False))
+    quiet = run(rerank_results.make(notes), state, Context(rerank=False))
     assert "rerank" not in quiet["debug_info"], "a run that turned reranking off is told nothing"
 
 
@@ -71,7 +71,7 @@ def test_a_cross_encoder_orders_the_results_by_its_scores(cross_encoder: tuple[C
     c, asked = cross_encoder
     state = fused(c, MONSTERA, debug=True)
     # min_score 0: the calibrated scores along the stand-in's order say nothing; every result is listed
-    out = run(rerank_results.make(c), state, context_for(state, min_score=0.0))
+    out = run(rerank_results.make(c), state, Context(min_score=0.0))
     first = out["results"][0]
     assert first["section_hierarchy"][-1] == "Feeding and repotting" and "fertiliser" in first["text"]
     assert first["retriever_scores"]["rerank"] == first["retriever_scores"]["ranker"] == 0.9
@@ -83,7 +83,7 @@ def test_a_cross_encoder_orders_the_results_by_its_scores(cross_encoder: tuple[C
 def test_a_run_that_turns_reranking_off_keeps_the_fused_order(cross_encoder: tuple[Components, list[str]]) -> None:
     c, asked = cross_encoder
     state = fused(c, MONSTERA)
-    out = run(rerank_results.make(c), state, context_for(state, rerank=False))
+    out = run(rerank_results.make(c), state, Context(rerank=False))
     assert ids(out["results"]) == ids(state["candidates"][:5]) and asked == []
 
 
@@ -97,24 +97,24 @@ def test_a_failing_cross_encoder_leaves_the_fused_order_with_a_note(
 
     monkeypatch.setattr(Reranker, "rerank", broken)
     state = fused(c, MONSTERA)
-    failed = handled(c, rerank_failed, rerank_results.make(c), state, context_for(state))
+    failed = handled(c, rerank_failed, rerank_results.make(c), state, Context())
     assert failed.goto == "rerank_skipped"
     assert failed.update == {
         "notes": ["Reranking skipped: the cross-encoder failed (an error; details in the log); the fused order stands."]
     }
     assert c.breakers.states()["reranker"] == "open", "the next runs skip it at once"
-    skipped = run(rerank_results.make_skipped(c), state, context_for(state))
+    skipped = run(rerank_results.make_skipped(c), state, Context())
     assert ids(skipped["results"]) == ids(state["candidates"][:5])
 
 
 def test_search_drops_results_below_the_minimum_score_and_says_the_best(notes: Components) -> None:
     state = fused(notes, MONSTERA)
-    best = run(rerank_results.make(notes), state, context_for(state))["results"][0]["score"]
-    out = run(rerank_results.make(notes), state, context_for(state, min_score=1.0))
+    best = run(rerank_results.make(notes), state, Context())["results"][0]["score"]
+    out = run(rerank_results.make(notes), state, Context(min_score=1.0))
     assert out["results"] == [] and out["total"] == 0
     assert out["notes"] == [NOTHING_RELEVANT["en"].format(best=best, minimum=1.0)]
     qa = {**state, "mode": "qa"}
-    assert len(run(rerank_results.make(notes), qa, context_for(qa, min_score=1.0))["results"]) == 5, (
+    assert len(run(rerank_results.make(notes), qa, Context(min_score=1.0))["results"]) == 5, (
         "Q&A grades its context instead"
     )
 
@@ -128,7 +128,7 @@ def test_search_drops_results_below_the_minimum_score_and_says_the_best(notes: C
 )
 def test_an_empty_result_says_which_filter_left_nothing(notes: Components, filters: dict[str, Any], why: str) -> None:
     state = fused(notes, MONSTERA, search_filters=filters)
-    out = run(rerank_results.make(notes), state, context_for(state))
+    out = run(rerank_results.make(notes), state, Context())
     assert state["candidates"] == [] and out["results"] == []
     assert len(out["notes"]) == 1 and out["notes"][0].startswith(why)
 
@@ -137,9 +137,9 @@ def test_qa_withholds_a_chunk_holding_instructions_that_search_lists(notes: Comp
     inbox = chunks(notes, "会議メモ")[0]
     state = fused(notes, "来週の会議はいつ？", mode="qa")
     assert inbox["chunk_id"] in ids(state["candidates"][:5])
-    out = run(rerank_results.make(notes), state, context_for(state))
+    out = run(rerank_results.make(notes), state, Context())
     assert inbox["chunk_id"] not in ids(out["results"]) and len(out["results"]) == 5
     assert out["notes"] == [messages.PASSAGE_WITHHELD.format(label="会議メモ", score=inbox["injection"])]
     searched = {**state, "mode": "search"}
-    out = run(rerank_results.make(notes), searched, context_for(searched, min_score=0.0))
+    out = run(rerank_results.make(notes), searched, Context(min_score=0.0))
     assert inbox["chunk_id"] in ids(out["results"])

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from components.factory import Components
+from graph.context import Context
 from nodes.rag import retrieve_bm25
 from nodes.rag.retrieve_bm25 import bm25_failed
 from tests.unit.nodes.helpers import (
     MISO,
     MONSTERA,
     chunks,
-    context_for,
     handled,
     located,
     request,
@@ -27,7 +27,7 @@ COMMON = "monstera water rank fusion 味噌 だし"
 
 def test_each_phrasing_gets_the_chunks_holding_its_words(notes: Components) -> None:
     state = request(notes, MONSTERA, queries=[MONSTERA, MISO])
-    out = run(retrieve_bm25.make(notes), state, context_for(state))
+    out = run(retrieve_bm25.make(notes), state, Context())
     monstera, miso = out["bm25_hits"]
     assert located(notes, monstera)[0] == ("Monstera Care", "Watering rule")
     assert {title for title, _ in located(notes, miso)} == {"味噌汁"}
@@ -39,20 +39,20 @@ def test_each_phrasing_gets_the_larger_of_candidates_and_top_k(
     notes: Components, candidates: int, top_k: int, found: int
 ) -> None:
     state = request(notes, COMMON, top_k=top_k)
-    out = run(retrieve_bm25.make(notes), state, context_for(state, candidates=candidates))
+    out = run(retrieve_bm25.make(notes), state, Context(candidates=candidates))
     assert [len(hits) for hits in out["bm25_hits"]] == [found]
 
 
 def test_the_runs_filters_are_applied_in_the_store(notes: Components) -> None:
     state = request(notes, COMMON, search_filters={"language": "en"})
-    [hits] = run(retrieve_bm25.make(notes), state, context_for(state))["bm25_hits"]
+    [hits] = run(retrieve_bm25.make(notes), state, Context())["bm25_hits"]
     assert hits and {title for title, _ in located(notes, hits)} == {"Monstera Care", "Reciprocal Rank Fusion"}
 
 
 def test_a_restricted_chunk_is_found_only_for_its_group(restricted: Components) -> None:
     state = request(restricted, "salary bands 2026")
-    public = run(retrieve_bm25.make(restricted), state, context_for(state))["bm25_hits"][0]
-    shared = run(retrieve_bm25.make(restricted), state, context_for(state, access_groups=("hr",)))["bm25_hits"][0]
+    public = run(retrieve_bm25.make(restricted), state, Context())["bm25_hits"][0]
+    shared = run(retrieve_bm25.make(restricted), state, Context(access_groups=("hr",)))["bm25_hits"][0]
     assert [title for title, _ in located(restricted, public)] == ["Company holidays 2026"]
     assert located(restricted, shared)[0][0] == "Salary bands 2026"
 
@@ -61,8 +61,8 @@ def test_more_like_this_and_a_run_with_dense_alone_search_no_words(notes: Compon
     monstera = chunks(notes, "Monstera Care")[0]["doc_id"]
     state = request(notes, MONSTERA)
     node = retrieve_bm25.make(notes)
-    assert run(node, {**state, "similar_to": monstera}, context_for(state)) == {"bm25_hits": []}
-    assert run(node, state, context_for(state, retrievers=("dense",))) == {"bm25_hits": []}
+    assert run(node, {**state, "similar_to": monstera}, Context()) == {"bm25_hits": []}
+    assert run(node, state, Context(retrievers=("dense",))) == {"bm25_hits": []}
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_a_failed_search_goes_on_with_dense_alone_and_pauses_nothing(
 ) -> None:
     c = sharing_store(notes, breaker_fail_max=1, **settings)
     state = request(notes, MONSTERA, collection=collection or notes.index().collection)
-    failed = handled(c, bm25_failed, retrieve_bm25.make(c), state, context_for(state))
+    failed = handled(c, bm25_failed, retrieve_bm25.make(c), state, Context())
     assert failed.goto == "fuse_results"
     assert failed.update == {
         "bm25_hits": [],
