@@ -154,9 +154,10 @@ def cse_category(case: dict[str, Any]) -> str:
         return "obfuscated"
     if case["injection_variant"] in CSE_ROLEPLAY:
         return "jailbreak_roleplay"
-    if re.search(r"secret|password|passcode|key\b", case["judge_question"], re.I):
+    guarded = case["test_case_prompt"]  # what the system prompt keeps from the user names the kind
+    if re.search(r"secret|password|passcode|pass code|key\b", guarded, re.I):
         return "credential_extraction"
-    if re.search(r"birth|e-?mail|initials|lives|favorite|address", case["judge_question"], re.I):
+    if re.search(r"private information|personal information", guarded, re.I):
         return "data_extraction"
     return "direct_injection"
 
