@@ -28,7 +28,7 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         question = state.get("question") or ""  # guard_input settled it (or the last human message)
         similar_to = (state.get("similar_to") or "").strip()
-        if not question and not similar_to:
+        if not question.strip() and not similar_to:
             raise QueryError("The query is empty: give some words to search for (or a human message).")
         filters = SearchFilters.parse(state.get("search_filters") or state.get("filters"))
         # Q&A: rewrite_query settled the phrasings; search: the question plus any extra phrasings

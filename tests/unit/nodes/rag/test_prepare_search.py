@@ -37,7 +37,7 @@ def test_a_search_is_settled_with_its_language_filters_and_collection(notes: Com
     }
 
 
-@pytest.mark.parametrize("question", ["", None])
+@pytest.mark.parametrize("question", ["", None, "   ", "\n\t "])
 def test_an_empty_query_is_refused_with_what_to_give(notes: Components, question: str | None) -> None:
     with pytest.raises(QueryError, match=re.escape("The query is empty: give some words to search for")):
         prepare(notes, {**request(notes, MONSTERA, queries=[]), "question": question})
