@@ -12,7 +12,8 @@ from typing import Any
 
 from guardrails.checksums import luhn_ok, my_number_ok
 from guardrails.pii.entities import NER_TYPES
-from guardrails.pii.lexicons import HONORIFICS_JA, NOT_NAME_WORDS_EN, NOT_NAMES_JA
+from guardrails.pii.lexicons import HONORIFICS_JA, NOT_NAMES_JA
+from guardrails.pii.names_en import cue_name_spans, is_given_name, is_word, name_word
 from guardrails.pii.specs import PATTERN_SPECS, PatternSpec, email_ok, only_digits, phone_digits_ok
 
 
@@ -159,7 +160,8 @@ def _en_name_recognizer_class() -> type:
     from presidio_analyzer import LocalRecognizer, RecognizerResult
 
     class EnProperNameRecognizer(LocalRecognizer):  # type: ignore[misc]
-        """Two or three proper nouns in a row (tag NNP) that NER left unlabelled: a name.
+        """Two or three proper nouns in a row (tag NNP) that NER left unlabelled, and a capitalised
+        word a cue points at (``names_en.cue_name_spans``): a name.
 
         ``en_core_web_sm`` misses names at sentence ends and foreign names ("for Eladio
         Viana."), yet tags their words as proper nouns. Runs the NER entities did label
@@ -176,32 +178,46 @@ def _en_name_recognizer_class() -> type:
         def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
             if nlp_artifacts is None or "PERSON" not in entities or nlp_artifacts.tokens is None:
                 return []
-            labelled = {i for ent in nlp_artifacts.entities for i in range(ent.start, ent.end)}
             tokens = list(nlp_artifacts.tokens)
             results = []
             i = 0
             while i < len(tokens):
                 j = i
-                while j < len(tokens) and j - i < 3 and _name_token(tokens[j]) and j not in labelled:
+                while j < len(tokens) and j - i < 3 and _run_token(tokens, i, j):
                     j += 1
                 if j - i >= 2 and not (i > 0 and tokens[i - 1].text in ("the", "The")):
                     end = tokens[j - 1].idx + len(tokens[j - 1])
                     results.append(RecognizerResult("PERSON", tokens[i].idx, end, 0.5))
                 i = max(j, i + 1)
+            for start, end, score in cue_name_spans(text, tokens):
+                results.append(RecognizerResult("PERSON", start, end, score))
             return results
 
     return EnProperNameRecognizer
 
 
-def _name_token(token: Any) -> bool:
+def _run_token(tokens: list[Any], first: int, at: int) -> bool:
+    """Whether ``tokens[at]`` continues a run of proper nouns that began at ``first``.
+
+    Words NER labelled a place or a date never do. A run that starts with a known given name
+    takes a surname that is also a street or company word (Hank Green); a word NER labelled a
+    firm or a product joins only such a run or a run of words no dictionary knows (the small
+    model calls "Kajetan Middelkoop" an organisation).
+    """
+    token = tokens[at]
     word = token.text
-    return (
-        token.tag_ == "NNP"
-        and word.isalpha()
-        and word[0].isupper()
-        and not word.isupper()
-        and word.casefold() not in NOT_NAME_WORDS_EN
-    )
+    surname = at > first and _surname_after_given(tokens[first], word)
+    if token.tag_ != "NNP" or (not name_word(word) and not surname):
+        return False
+    if token.ent_type_ in ("GPE", "LOC", "FAC", "DATE", "TIME", "CARDINAL", "MONEY", "PERCENT"):
+        return False
+    if token.ent_type_:
+        return is_given_name(tokens[first].text) or not is_word(word)
+    return True
+
+
+def _surname_after_given(first: Any, word: str) -> bool:
+    return is_given_name(first.text) and word.isalpha() and word[0].isupper() and not word.isupper()
 
 
 def _EnProperNameRecognizer(supported_language: str) -> Any:  # builds the class lazily
