@@ -100,7 +100,9 @@ def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
             return False
         if value.isdigit() and not _PHONE_WORDS.search(before) and not _JP_MOBILE.fullmatch(value):
             return False
-        if _DOTTED_QUAD.fullmatch(value):
+        if _DOTTED_QUAD.fullmatch(value) or _DECIMAL.fullmatch(value) or _POSTCODE.fullmatch(value):
+            return False
+        if _CODE_BEFORE.search(before):
             return False
     return True
 
@@ -116,6 +118,11 @@ _ORG_BEFORE_JA = re.compile(r"(?:株式会社|有限会社|合同会社|\(株\)|
 _PLACE_END_JA = re.compile(r"[都道府県市区町村郡]$")
 _JP_MOBILE = re.compile(r"0[5789]0\d{8}")
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_DECIMAL = re.compile(r"\d+\.\d+")
+#: US ZIP+4 (78712-1179) and Brazil's CEP (01310-200) read as phones in some regions
+_POSTCODE = re.compile(r"\d{5}-\d{3,4}")
+#: a tracking or serial code runs on into digit groups ("1Z 999 AA1 01 2345 6784")
+_CODE_BEFORE = re.compile(r"\b[A-Z]+\d+[A-Z\d]*\s$")
 _DOTTED_NEIGHBOUR = re.compile(r"\d[.:]$")
 _DOTTED_AFTER = re.compile(r"^[.:]\d")
 _PHONE_WORDS = re.compile(r"(?:phone|tel|call|mobile|cell|fax|電話|携帯|連絡|ＴＥＬ)[^\n]{0,12}$", re.I)

@@ -16,6 +16,13 @@ from guardrails.pii.lexicons import HONORIFICS_JA, NOT_NAMES_JA
 from guardrails.pii.names_en import cue_name_spans, is_given_name, is_word, name_word
 from guardrails.pii.specs import PATTERN_SPECS, PatternSpec, email_ok, only_digits, phone_digits_ok
 
+#: regions whose national formats python-phonenumbers reads a number without a country code in
+#: (each adds a pass over the text): the project's users' and their contacts' commonest countries
+PHONE_REGIONS = ("US", "GB", "DE", "FR", "JP", "CA", "AU", "IN", "ES", "IT", "NL", "BR", "CN", "KR")
+#: python-phonenumbers' Leniency.VALID: the number must be a valid number of the region
+#: (POSSIBLE, 0, only checks its length, and took order numbers and coordinates on the dev sets)
+PHONE_LENIENCY = 1
+
 
 def build_recognizers(lang: str, extractor: Any) -> list[Any]:
     """Every recognizer for one language (Presidio's registry keys recognizers by language)."""
@@ -84,8 +91,8 @@ def build_recognizers(lang: str, extractor: Any) -> list[Any]:
         PhoneRecognizer(
             supported_language=lang,
             context=phone_context,
-            supported_regions=("JP", "US", "GB", "DE", "FR", "CA", "AU", "IN"),
-            leniency=1,
+            supported_regions=PHONE_REGIONS,
+            leniency=PHONE_LENIENCY,
         ),
         _JaNameTagRecognizer(supported_language=lang) if lang == "ja" else _EnProperNameRecognizer(lang),
     ]

@@ -104,8 +104,19 @@ PATTERN_SPECS: tuple[PatternSpec, ...] = (
                 0.5,
             ),
             ("nanp bare ext", r"(?<![A-Za-z0-9+\-.])\d{10}\s?(?:x|ext\.?)\s?\d{1,6}\b", 0.5),
+            # a local number without its area code (555-0134): a phone only where a context word says so
+            ("local seven digits", r"(?<![A-Za-z0-9+\-./#])\d{3}-\d{4}(?![\d\-])", 0.1),
+            (
+                "local seven digits after a cue",
+                r"(?<=\b(?:call|phone|tel|text|ring|reach|cell|mobile|fax|number|desk)\b[^\n\d]{0,12})"
+                r"\d{3}-\d{4}(?![\d\-])",
+                0.5,
+            ),
         ),
-        ("phone", "telephone", "tel", "cell", "mobile", "call", "fax", "電話", "携帯", "連絡", "ファックス", "fax番号"),
+        (
+            *("phone", "telephone", "tel", "cell", "mobile", "call", "fax", "ring", "text", "desk", "reach", "number"),
+            *("電話", "携帯", "連絡", "ファックス", "fax番号"),
+        ),
         validator="phone",
     ),
     PatternSpec(
@@ -168,6 +179,8 @@ def phone_digits_ok(value: str) -> bool:
     digits = re.sub(r"\D", "", value.split("x")[0].split("ext")[0])
     if value.lstrip().startswith("+"):
         return 8 <= len(digits) <= 15
+    if len(digits) == 7 and re.fullmatch(r"\d{3}-\d{4}", value.strip()):
+        return True
     if digits.startswith("0"):
         return len(digits) in (10, 11) or (digits.startswith("00") and len(digits) >= 12)
     return len(digits) in (10, 11)
