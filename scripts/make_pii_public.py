@@ -104,6 +104,7 @@ CONTACT_LABELS: dict[str, list[tuple[str, str]]] = {
         ("PHONE_NUMBER", "732-657-3416")
     ],
     "newsgroup-groups.google.com_alt.animals.bears_07e0e03c803ffdbd_ENG_20040217_113500-0015": [
+        ("EMAIL_ADDRESS", "animalsr...@aol.com"),
         ("PHONE_NUMBER", "732-657-3416"),
         ("STREET_ADDRESS", "1027 Jolson Court Manchester, N.J. 08759"),
     ],

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from guardrails.checksums import luhn_ok, my_number_ok
+from guardrails.pii.addresses import address_spans
 from guardrails.pii.entities import NER_TYPES
 from guardrails.pii.lexicons import HONORIFICS_JA, NOT_NAMES_JA
 from guardrails.pii.names_en import cue_name_spans, is_given_name, is_word, name_word
@@ -95,6 +96,7 @@ def build_recognizers(lang: str, extractor: Any) -> list[Any]:
             leniency=PHONE_LENIENCY,
         ),
         _JaNameTagRecognizer(supported_language=lang) if lang == "ja" else _EnProperNameRecognizer(lang),
+        _postal_address_recognizer_class()(supported_language=lang),
     ]
     recognizers += [_Validated(spec) for spec in PATTERN_SPECS]
     return [r for r in recognizers if r is not None]
@@ -119,6 +121,28 @@ def _looks_like_version(text: str, start: int, end: int) -> bool:
         return True
     around = text[max(0, start - 50) : min(len(text), end + 50)]
     return bool(_VERSION_WORDS.search(around)) and not _NETWORK_WORDS.search(around)
+
+
+def _postal_address_recognizer_class() -> type:
+    from presidio_analyzer import LocalRecognizer, RecognizerResult
+
+    class PostalAddressRecognizer(LocalRecognizer):  # type: ignore[misc]
+        """Latin-script postal addresses, their lines joined into one span (``addresses.py``)."""
+
+        def __init__(self, supported_language: str) -> None:
+            super().__init__(
+                supported_entities=["STREET_ADDRESS"], supported_language=supported_language, name="PostalAddresses"
+            )
+
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            if "STREET_ADDRESS" not in entities:
+                return []
+            return [RecognizerResult("STREET_ADDRESS", s, e, score) for s, e, score in address_spans(text)]
+
+    return PostalAddressRecognizer
 
 
 def _ja_name_recognizer_class() -> type:

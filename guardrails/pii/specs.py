@@ -3,7 +3,8 @@ and the check a match must pass (a checksum or a format rule).
 
 Patterns carry what NER cannot: e-mail (ASCII, so Japanese text glued to an address stays out
 of it), phones in separated formats that python-phonenumbers' metadata rejects, cards (Luhn),
-マイナンバー (check digit), 〒 postal codes, Japanese and English street addresses, and names
+マイナンバー (check digit), 〒 postal codes, Japanese street addresses (``addresses.py`` reads Latin-script
+ones), and names
 after titles (Mr./Dr., さん/様/氏). They are plain data here and become Presidio objects in
 ``recognizers.py`` once the engine loads, so importing this module imports no Presidio.
 """
@@ -14,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from guardrails.pii.lexicons import HONORIFICS_JA, PREFECTURES, STREET_SUFFIXES, TITLES_EN
+from guardrails.pii.lexicons import HONORIFICS_JA, PREFECTURES, TITLES_EN
 
 # Japanese addresses: prefecture, city, ward or town, then the 番地 block and an optional building
 _JA_WORD = r"[\u3005\u3041-\u3096\u30a1-\u30fa\u30fc\u4e00-\u9fff]"
@@ -32,25 +33,6 @@ _JA_ADDRESS_CITY = (
     rf"{_JA_WORD}{{1,10}}?\s?(?:{_JA_NUM}丁目\s?\d{{1,4}}(?:番地?|-)\s?(?:\d{{1,4}}号?)?|\d{{1,4}}-\d{{1,4}}(?:-\d{{1,4}})?)"
     rf"{_JA_BUILDING}"
 )
-
-# US and UK addresses: number, street and suffix, then unit, city, state or postcode
-_CAP = r"[A-Z][a-zA-Z'\-]*"
-_EN_UNIT = r"(?:,?\s(?:Apt|Apartment|Suite|Ste|Unit|Flat|Room|Rm|Fl|Floor)\.?\s?#?\s?[\dA-Z][\w\-]*|,?\s#\s?\d+[A-Z]?)"
-_EN_CITY_STATE_ZIP = (
-    rf"(?:,?\s{{1,3}}{_CAP}(?:\s{_CAP}){{0,2}},\s?(?:[A-Z]{{2}}|{_CAP}(?:\s{_CAP})?)(?:\s\d{{5}}(?:-\d{{4}})?)?"
-    rf"|,?\s{{1,3}}{_CAP}(?:\s{_CAP}){{0,2}},?\s[A-Z]{{1,2}}\d[A-Z\d]?\s?\d[A-Z]{{2}}"  # UK postcode
-    rf"|,?\s[A-Z]{{2}}\s\d{{5}}(?:-\d{{4}})?)?"
-)
-_EN_STREET = (
-    rf"\b\d{{1,6}}[A-Z]?(?:-\d{{1,4}})?\s(?:(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?\s)?"
-    rf"(?:{_CAP}\s|\d{{1,3}}(?:st|nd|rd|th)\s){{1,3}}(?:{STREET_SUFFIXES})\b\.?"
-    rf"(?:\s(?:N|S|E|W|NE|NW|SE|SW)\b\.?)?{_EN_UNIT}?{_EN_CITY_STATE_ZIP}"
-)
-_EN_MILITARY = (
-    r"\b(?:(?:PSC|Unit)\s\d{4},\sBox\s\d{4}|USN[SV]\s[A-Z][a-z]+|USCGC\s[A-Z][a-z]+)"
-    r"(?:,?\s+(?:APO|FPO|DPO)\s(?:AA|AE|AP)\s\d{5})?"
-)
-_EN_POBOX = r"\bP\.?\s?O\.?\s?Box\s\d{1,6}" + _EN_CITY_STATE_ZIP
 
 _NAME_WORD = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 #: a Japanese name before an honorific: kanji surname (+ given name), or katakana
@@ -153,13 +135,6 @@ PATTERN_SPECS: tuple[PatternSpec, ...] = (
         "JpAddressRecognizer",
         (("ja full address", _JA_ADDRESS_FULL, 0.85), ("ja city address", _JA_ADDRESS_CITY, 0.6)),
         ("住所", "所在地", "在住", "住む", "address"),
-    ),
-    PatternSpec(
-        "STREET_ADDRESS",
-        "EnStreetAddressRecognizer",
-        (("en street", _EN_STREET, 0.7), ("en military", _EN_MILITARY, 0.7), ("en po box", _EN_POBOX, 0.6)),
-        ("address", "live", "lives", "located", "ship", "deliver", "mail"),
-        case_sensitive=True,
     ),
     PatternSpec(
         "PERSON",
