@@ -74,7 +74,9 @@ def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
     value = folded[start:end]
     before, after = folded[max(0, start - 30) : start], folded[end : end + 30]
     if entity_type == "PERSON":
-        if any(ch.isdigit() for ch in value) or "@" in value or len(value.strip()) < 2:
+        if any(ch.isdigit() for ch in value) or "@" in value or not value.strip():
+            return False
+        if len(value.strip()) < 2 and (_ASCII_ONLY.match(value) or not _JA_TITLE_AFTER.match(after)):
             return False
         if _ASCII_ONLY.match(value):
             if value.islower() or value.strip().casefold() in NOT_NAMES_EN:
@@ -107,6 +109,7 @@ def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
     return True
 
 
+_JA_TITLE_AFTER = re.compile(r"^(?:さん|様|さま|氏|君|くん|ちゃん|殿|先生|部長|課長|社長|教授)")
 _VERB_END_JA = re.compile(r"[\u4e00-\u9fff](?:した|された|れた|けた|いて|いた|って|った|える|する|た|て|る)$")
 
 

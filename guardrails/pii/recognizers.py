@@ -13,8 +13,9 @@ from typing import Any
 from guardrails.checksums import luhn_ok, my_number_ok
 from guardrails.pii.addresses import address_spans
 from guardrails.pii.entities import NER_TYPES
-from guardrails.pii.lexicons import HONORIFICS_JA, NOT_NAMES_JA
+from guardrails.pii.lexicons import NOT_NAMES_JA
 from guardrails.pii.names_en import cue_name_spans, is_given_name, is_word, name_word
+from guardrails.pii.names_ja import ja_name_spans, ner_person_ok
 from guardrails.pii.specs import PATTERN_SPECS, PatternSpec, email_ok, only_digits, phone_digits_ok
 
 #: regions whose national formats python-phonenumbers reads a number without a country code in
@@ -33,7 +34,6 @@ def build_recognizers(lang: str, extractor: Any) -> list[Any]:
         IbanRecognizer,
         IpRecognizer,
         PhoneRecognizer,
-        SpacyRecognizer,
         UsSsnRecognizer,
     )
 
@@ -84,7 +84,7 @@ def build_recognizers(lang: str, extractor: Any) -> list[Any]:
 
     phone_context = ["phone", "telephone", "tel", "cell", "mobile", "call", "fax", "電話", "携帯", "連絡"]
     recognizers: list[Any] = [
-        SpacyRecognizer(supported_language=lang, supported_entities=sorted(NER_TYPES)),
+        _ner_recognizer(lang),
         CreditCardRecognizer(supported_language=lang, context=["card", "credit", "visa", "カード", "クレジット"]),
         IbanRecognizer(supported_language=lang, context=["iban", "bank", "account", "口座", "振込"]),
         _IpRecognizer(supported_language=lang, context=["ip", "address", "server", "host", "アドレス", "サーバ"]),
@@ -149,12 +149,7 @@ def _ja_name_recognizer_class() -> type:
     from presidio_analyzer import LocalRecognizer, RecognizerResult
 
     class JaNameTagRecognizer(LocalRecognizer):  # type: ignore[misc]
-        """Names from Sudachi's dictionary tags (人名-姓, 人名-名), which GiNZA's NER sometimes misses.
-
-        A surname and a given name together are a name; a surname alone scores below the
-        threshold unless an honorific follows it (山田さん) or NER agrees, since many surnames
-        are also place names (山田, 小林).
-        """
+        """Japanese names from Sudachi's tags, honorifics and cues (``names_ja.ja_name_spans``)."""
 
         def __init__(self, supported_language: str = "ja") -> None:
             super().__init__(supported_entities=["PERSON"], supported_language=supported_language, name="JaNameTags")
@@ -165,26 +160,37 @@ def _ja_name_recognizer_class() -> type:
         def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
             if nlp_artifacts is None or "PERSON" not in entities or nlp_artifacts.tokens is None:
                 return []
-            results = []
-            tokens = list(nlp_artifacts.tokens)
-            i = 0
-            while i < len(tokens):
-                if "人名" not in tokens[i].tag_:
-                    i += 1
-                    continue
-                j = i
-                while j + 1 < len(tokens) and "人名" in tokens[j + 1].tag_:
-                    j += 1
-                parts = {t.tag_.rsplit("-", 1)[-1] for t in tokens[i : j + 1]}
-                after = tokens[j + 1].text if j + 1 < len(tokens) else ""
-                titled = re.fullmatch(HONORIFICS_JA, after) is not None
-                score = 0.85 if ("姓" in parts and "名" in parts) or titled else 0.3
-                start, end = tokens[i].idx, tokens[j].idx + len(tokens[j].text)
-                results.append(RecognizerResult("PERSON", start, end, score))
-                i = j + 1
-            return results
+            spans = ja_name_spans(list(nlp_artifacts.tokens))
+            return [RecognizerResult("PERSON", start, end, score) for start, end, score in spans]
 
     return JaNameTagRecognizer
+
+
+def _ner_recognizer(lang: str) -> Any:
+    """Presidio's spaCy NER recognizer; for Japanese, its Person results checked against the
+    tokens (``names_ja.ner_person_ok``: GiNZA calls places and job words people)."""
+    from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+    if lang != "ja":
+        return SpacyRecognizer(supported_language=lang, supported_entities=sorted(NER_TYPES))
+
+    class JaSpacyRecognizer(SpacyRecognizer):  # type: ignore[misc]
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            results = super().analyze(text, entities, nlp_artifacts)
+            if nlp_artifacts is None or nlp_artifacts.tokens is None:
+                return results
+            tokens = list(nlp_artifacts.tokens)
+            kept = []
+            for r in results:
+                if r.entity_type == "PERSON":
+                    inside = [t for t in tokens if r.start <= t.idx < r.end]
+                    after = next((t for t in tokens if t.idx >= r.end), None)
+                    if not ner_person_ok([*inside, after]):
+                        continue
+                kept.append(r)
+            return kept
+
+    return JaSpacyRecognizer(supported_language=lang, supported_entities=sorted(NER_TYPES))
 
 
 def _en_name_recognizer_class() -> type:

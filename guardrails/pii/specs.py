@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from guardrails.pii.lexicons import HONORIFICS_JA, PREFECTURES, TITLES_EN
+from guardrails.pii.lexicons import PREFECTURES, TITLES_EN
 
 # Japanese addresses: prefecture, city, ward or town, then the 番地 block and an optional building
 _JA_WORD = r"[\u3005\u3041-\u3096\u30a1-\u30fa\u30fc\u4e00-\u9fff]"
@@ -35,11 +35,6 @@ _JA_ADDRESS_CITY = (
 )
 
 _NAME_WORD = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
-#: a Japanese name before an honorific: kanji surname (+ given name), or katakana
-_JA_NAME_BEFORE_TITLE = (
-    rf"(?<![\u4e00-\u9fff\u3005\u30a1-\u30fa])(?:[\u4e00-\u9fff\u3005]{{1,4}}(?:\s?[\u4e00-\u9fff\u3005\u3041-\u3096]{{1,3}})?"
-    rf"|[\u30a1-\u30fa\u30fc]{{2,10}}(?:[・\s][\u30a1-\u30fa\u30fc]{{2,10}})?)(?={HONORIFICS_JA})"
-)
 
 
 @dataclass(frozen=True)
@@ -139,10 +134,7 @@ PATTERN_SPECS: tuple[PatternSpec, ...] = (
     PatternSpec(
         "PERSON",
         "TitledNameRecognizer",
-        (
-            ("en title", rf"(?<=\b{TITLES_EN}\.?\s){_NAME_WORD}(?:\s{_NAME_WORD}){{0,2}}", 0.75),
-            ("ja honorific", _JA_NAME_BEFORE_TITLE, 0.6),
-        ),
+        (("en title", rf"(?<=\b{TITLES_EN}\.?\s){_NAME_WORD}(?:\s{_NAME_WORD}){{0,2}}", 0.75),),
         case_sensitive=True,
         validator="ja_name",
     ),
