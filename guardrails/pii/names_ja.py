@@ -133,14 +133,13 @@ def ja_name_spans(tokens: list[Any]) -> list[tuple[int, int, float]]:
     return spans
 
 
-def ner_person_ok(tokens: list[Any]) -> bool:
-    """Whether GiNZA's Person label over ``tokens`` (the span and the token after it) can be a name.
+def ner_person_ok(span: list[Any], after: Any | None) -> bool:
+    """Whether GiNZA's Person label over the tokens ``span`` (``after`` follows them) can be a name.
 
     GiNZA labels a place alone (福島の7割), a common noun or a job word (スタッフさん, 常連さん) a
     person: a span with no proper noun and no name tag is one only before an honorific or
     ちゃん; a span that is a place name is one only before an honorific.
     """
-    *span, after = tokens if tokens else [None]
     if not span:
         return False
     titled = _honorific(after)
