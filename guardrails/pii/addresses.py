@@ -45,8 +45,11 @@ _STREET_LAST = (
 
 _STREET_EN_TAIL = (
     rf"{_S}(?:{_DIRECTION}{_S})?(?:(?:{_CAP}|\d{{1,3}}(?:st|nd|rd|th)){_S}){{1,3}}"
-    rf"(?:{STREET_SUFFIXES})\b\.?(?:,?{_S}(?:N\.?W\.?|N\.?E\.?|S\.?W\.?|S\.?E\.?|[NSEW])\b\.?)?"
+    rf"(?i:{STREET_SUFFIXES})\b\.?(?:,?{_S}(?:N\.?W\.?|N\.?E\.?|S\.?W\.?|S\.?E\.?|[NSEW])\b\.?)?"
 )
+#: a street line without a house number (Mill lane, under a "Studio 4" line): part of an address
+#: only beside a unit and a postcode line
+_STREET_NO_NUMBER = rf"(?m:^{_S}*{_CAP}(?:{_S}{_CAP})?{_S}(?i:{STREET_SUFFIXES})\b\.?{_S}*$)"
 _STREET_EN = rf"\b{_HOUSE}{_STREET_EN_TAIL}"
 #: "One Sullivan Road": a house number in words, an address only with a city or postcode after it
 #: ("Two Door Cinema Club" is a band)
@@ -63,7 +66,8 @@ _STREET_GERMANIC = (
     rf"{_S}\d{{1,4}}(?:{_S}?[a-zA-Z])?\b"
 )
 _UNIT = (
-    rf"\b(?:Apt|Apartment|Suite|Ste|Unit|Flat|Room|Rm|Floor|Fl|Building|Bldg|Dept|Wing)\.?{_S}?#?{_S}?"
+    rf"\b(?:Apt|Apartment|Suite|Ste|Unit|Flat|Studio|Office|Level|Lot|Room|Rm|Floor|Fl|Building|Bldg|Dept|Wing)"
+    rf"\.?{_S}?#?{_S}?"
     rf"[\dA-Z][\w-]*\b|#{_S}?\d+[A-Z]?\b|\b\d{{1,2}}[º°ª]{_S}?(?:izq|dcha|dch|izda|dta|esq)\.?"
 )
 _MAIL_STOP = r"\b[A-Z]{1,3}\d{3,5}[a-z]?\b"
@@ -73,7 +77,7 @@ _PO_BOX = (
 )
 _MILITARY = (
     rf"\b(?:(?:PSC|CMR|Unit){_S}\d{{3,5}},?{_S}+Box{_S}\d{{1,5}}|(?:USNS|USS|USCGC){_S}[A-Z][a-z]+(?:{_S}[A-Z][a-z]+)?|"
-    rf"(?:APO|FPO|DPO){_S}(?:AA|AE|AP){_S}\d{{5}})\b"
+    rf"(?:APO|FPO|DPO){_S}(?:AA|AE|AP){_S}\d{{5}}(?:-\d{{4}})?)\b"
 )
 _CITY = rf"{_CAP}(?:{_SD}{_CAP}){{0,2}}"
 _US_ZIP = r"\d{5}(?:-\d{4})?"
@@ -105,6 +109,7 @@ _PARTS: tuple[tuple[str, str], ...] = (
     ("pobox", _PO_BOX),
     ("street", _STREET_EN),
     ("wordstreet", _STREET_WORD_NUMBER),
+    ("barestreet", _STREET_NO_NUMBER),
     ("street", _STREET_NUMBER_FIRST),
     ("street", _STREET_NAME_FIRST),
     ("street", _STREET_GERMANIC),
@@ -132,7 +137,7 @@ class _Part:
 #: parts are found tier by tier: streets, boxes and military lines first, then city and postcode
 #: lines in what is left of the text, then units; within a tier the longer of two overlapping wins
 _TIERS: tuple[frozenset[str], ...] = (
-    frozenset({"military", "pobox", "street", "wordstreet"}),
+    frozenset({"military", "pobox", "street", "wordstreet", "barestreet"}),
     frozenset({"citystatezip", "postcode"}),
     frozenset({"unit", "mailstop"}),
 )
@@ -172,7 +177,7 @@ def address_spans(text: str) -> list[tuple[int, int, float]]:
             chains[-1].append(p)
             continue
         # a city alone on its line between a street and a postcode line (14 Birchwood Close / Harrogate / HG2 8QT)
-        if chains and chains[-1][-1].kind in ANCHORS | {"unit"}:
+        if chains and chains[-1][-1].kind in ANCHORS | {"unit", "wordstreet", "barestreet"}:
             bare = _BARE.match(text, _skip_gap(text, chains[-1][-1].end))
             if bare and _joined(text, chains[-1][-1], _Part(bare.start(), bare.end(), "city")):
                 city = _Part(bare.start(), bare.end(), "city")
@@ -184,7 +189,7 @@ def address_spans(text: str) -> list[tuple[int, int, float]]:
     for chain in chains:
         kinds = {p.kind for p in chain}
         postal = bool(kinds & {"postcode", "citystatezip"})
-        if kinds & ANCHORS or (postal and kinds & {"unit", "wordstreet"}):
+        if kinds & ANCHORS or (postal and kinds & {"unit", "wordstreet", "barestreet"}):
             out.append((chain[0].start, chain[-1].end, 0.8 if len(chain) > 1 else 0.7))
     return out
 

@@ -85,8 +85,8 @@ PATTERN_SPECS: tuple[PatternSpec, ...] = (
             ("local seven digits", r"(?<![A-Za-z0-9+\-./#])\d{3}-\d{4}(?![\d\-])", 0.1),
             (
                 "local seven digits after a cue",
-                r"(?<=\b(?:call|phone|tel|text|ring|reach|cell|mobile|fax|number|desk)\b[^\n\d]{0,12})"
-                r"\d{3}-\d{4}(?![\d\-])",
+                r"(?<=\b(?:call|phone|tel|text|ring|reach|cell|mobile|fax|number|desk)\b[^\n\d]{0,10})"
+                r"\d{3,4}[-. ]\d{4}(?![\d\-])",
                 0.5,
             ),
         ),
@@ -146,7 +146,7 @@ def phone_digits_ok(value: str) -> bool:
     digits = re.sub(r"\D", "", value.split("x")[0].split("ext")[0])
     if value.lstrip().startswith("+"):
         return 8 <= len(digits) <= 15
-    if len(digits) == 7 and re.fullmatch(r"\d{3}-\d{4}", value.strip()):
+    if len(digits) in (7, 8) and re.fullmatch(r"\d{3,4}[-. ]\d{4}", value.strip()):
         return True
     if digits.startswith("0"):
         return len(digits) in (10, 11) or (digits.startswith("00") and len(digits) >= 12)

@@ -327,6 +327,7 @@ NATIONAL_PHONES = [
     ("São Paulo: (11) 91234-5678.", "(11) 91234-5678"),
     ("The Shanghai contact gave 138 0013 8000.", "138 0013 8000"),
     ("Seoul mobile 010-1234-5678.", "010-1234-5678"),
+    ("My number is 555 0134, after five.", "555 0134"),
 ]
 
 
@@ -398,6 +399,8 @@ ADDRESSES = [
     "Drottninggatan 53, 111 21 Stockholm",
     "350 Bay Street, Suite 700\nToronto, ON M5H 2S6",
     "14 Birchwood Close\nHarrogate\nHG2 8QT",
+    "Studio 4\nMill lane\nHebden Bridge\nHX7 8AD",
+    "USS Nimitz\nFPO AP 96620-2820",
 ]
 
 
