@@ -5,8 +5,12 @@ One module per job:
 - ``engine.py``: the process's one Presidio analyzer, its spaCy pipelines (loaded on first use,
   behind locks) and the import of Presidio without torch;
 - ``specs.py`` and ``recognizers.py``: what NER cannot find (e-mail, phones, cards, IBAN, IP,
-  US SSN, マイナンバー, 〒 postal codes, street addresses, titled names) as pattern data, and the
+  US SSN, マイナンバー, 〒 postal codes, Japanese addresses, titled names) as pattern data, and the
   Presidio recognizers built from it; context words in both languages lift scores;
+- ``addresses.py``: Latin-script postal addresses, each as one span across its lines;
+- ``names_en.py`` and ``names_ja.py``: names the way people write them (cue words, honorifics,
+  subject position), the English name lexicon (``guardrails/data/pii/names_en.tsv``) and the
+  checks that keep Title Case phrases, eponyms, places and job words from being people;
 - ``lexicons.py``: the word lists (prefectures, street suffixes, titles and honorifics, words
   that are not names);
 - ``detection.py`` and ``filters.py``: :func:`detect_pii`, which folds full-width text without

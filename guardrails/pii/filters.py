@@ -9,6 +9,7 @@ import re
 
 from guardrails.pii.entities import NER_TYPES
 from guardrails.pii.lexicons import NOT_NAME_WORDS_EN, NOT_NAMES_EN, ORG_WORDS_JA
+from guardrails.pii.names_en import FIRM_OF_SURNAMES, lone_name_ok, phrase_is_a_name, without_leading_function_words
 
 _CITATION = re.compile(r"\[\d+\]")
 _ASCII_ONLY = re.compile(r"^[\x00-\x7f]+$")
@@ -22,6 +23,9 @@ def kept_span(entity_type: str, folded: str, start: int, end: int) -> tuple[int,
     if end <= start or not _plausible(entity_type, folded, start, end):
         return None
     if entity_type == "PERSON" and _ASCII_ONLY.match(folded[start:end]):
+        start += without_leading_function_words(folded[start:end])
+        if end <= start or not _plausible(entity_type, folded, start, end):
+            return None
         end = _whole_name_end(folded, end)
     return start, end
 
@@ -41,6 +45,10 @@ def _trim(folded: str, start: int, end: int) -> tuple[int, int]:
     if verb and verb.end() < len(span):
         start += verb.end()
         span = folded[start:end]
+    number = _TRAILING_NUMBER.search(span)  # "Dr. Rohatgi 2 stars": NER runs on into a count
+    if number and number.start() > 0:
+        end = start + number.start()
+        span = folded[start:end]
     lead = re.match(r"^[\s\"'「『(（\[【]+", span)
     if lead:
         start += lead.end()
@@ -50,6 +58,7 @@ def _trim(folded: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_TRAILING_NUMBER = re.compile(r"(?:\s+\d[\d.,]*)+$")
 _LEADING_VERB = re.compile(
     r"^(?:Add|Ask|Call|Email|E-mail|Send|Tell|Invite|Contact|Meet|Ping|Please|Thank|Thanks|Remind|Notify|Cc|Forward)\s+"
 )
@@ -65,14 +74,21 @@ def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
     value = folded[start:end]
     before, after = folded[max(0, start - 30) : start], folded[end : end + 30]
     if entity_type == "PERSON":
-        if any(ch.isdigit() for ch in value) or "@" in value or len(value.strip()) < 2:
+        if any(ch.isdigit() for ch in value) or "@" in value or not value.strip():
+            return False
+        if len(value.strip()) < 2 and (_ASCII_ONLY.match(value) or not _JA_TITLE_AFTER.match(after)):
             return False
         if _ASCII_ONLY.match(value):
             if value.islower() or value.strip().casefold() in NOT_NAMES_EN:
                 return False
             if _ORG_AFTER_EN.match(after) or (" " not in value and _THE_BEFORE.search(before)):
                 return False
-            if " " not in value.strip() and not _lone_name_ok(value.strip(), before, after):
+            if _in_firm_name(folded, start, end):
+                return False
+            words = value.split()
+            if len(words) == 1 and not lone_name_ok(words[0], before, after):
+                return False
+            if len(words) > 1 and not phrase_is_a_name([w.strip(".,") for w in words if w[:1].isupper()]):
                 return False
         elif _VERB_END_JA.search(value) or (
             _ORG_AFTER_JA.match(after)
@@ -86,38 +102,14 @@ def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
             return False
         if value.isdigit() and not _PHONE_WORDS.search(before) and not _JP_MOBILE.fullmatch(value):
             return False
-        if _DOTTED_QUAD.fullmatch(value):
+        if _DOTTED_QUAD.fullmatch(value) or _DECIMAL.fullmatch(value) or _POSTCODE.fullmatch(value):
+            return False
+        if _CODE_BEFORE.search(before):
             return False
     return True
 
 
-def _lone_name_ok(word: str, before: str, after: str) -> bool:
-    """A single English word is a name only when the words around it say a person is meant.
-
-    Questions about science and software are full of capitalised single words that the
-    small English model calls people (CRISPR, Deltex, Nanog, Alirocumab, RAG); a first name
-    alone is personal data in "ask Sarah", "Dear Tom," or "Lisa's phone", and those cues are
-    what this looks for. Acronyms and words with capitals inside (RecQ, ComYMV) are never names
-    here (McDonald and O'Brien are).
-    """
-    if word.isupper() or (any(ch.isupper() for ch in word[1:]) and not _MC_NAME.match(word)):
-        return False
-    return bool(_PERSON_CUE_BEFORE.search(before) or _PERSON_CUE_AFTER.match(after))
-
-
-_MC_NAME = re.compile(r"^(?:Mc|Mac|O')[A-Z][a-z]+$")
-_PERSON_CUE_BEFORE = re.compile(
-    r"(?:\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Dear|Hi|Hello|Hey|Thanks|Thank you|Regards|Cheers|"
-    r"name is|named|called|I am|I'm|this is|ask|asked|tell|told|email|e-mail|mail|call|phone|text|message|"
-    r"ping|contact|meet|met|cc|patient|client|customer|employee|colleague|manager|wife|husband|son|daughter|"
-    r"mother|father|brother|sister|friend|user|Mr\.|Mrs\.|Ms\.|Dr\.)[\s.,:]*)$",
-    re.IGNORECASE,
-)
-_PERSON_CUE_AFTER = re.compile(
-    r"^(?:'s\b|\s+(?:say|said|says|think|thinks|thought|mean|meant|suggest|suggested|recommend|recommended|"
-    r"mention|mentioned|wrote|writes|told|asked|lives|lived|called|emailed|is my|was my|and I)\b|"
-    r" (?:van |de |von |der |den |da |di |le |la )*[A-Z][a-z]+)"
-)
+_JA_TITLE_AFTER = re.compile(r"^(?:さん|様|さま|氏|君|くん|ちゃん|殿|先生|部長|課長|社長|教授)")
 _VERB_END_JA = re.compile(r"[\u4e00-\u9fff](?:した|された|れた|けた|いて|いた|って|った|える|する|た|て|る)$")
 
 
@@ -129,9 +121,21 @@ _ORG_BEFORE_JA = re.compile(r"(?:株式会社|有限会社|合同会社|\(株\)|
 _PLACE_END_JA = re.compile(r"[都道府県市区町村郡]$")
 _JP_MOBILE = re.compile(r"0[5789]0\d{8}")
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_DECIMAL = re.compile(r"\d+\.\d+")
+#: US ZIP+4 (78712-1179) and Brazil's CEP (01310-200) read as phones in some regions
+_POSTCODE = re.compile(r"\d{5}-\d{3,4}")
+#: a tracking or serial code runs on into digit groups ("1Z 999 AA1 01 2345 6784")
+_CODE_BEFORE = re.compile(r"\b[A-Z]+\d+[A-Z\d]*\s$")
 _DOTTED_NEIGHBOUR = re.compile(r"\d[.:]$")
 _DOTTED_AFTER = re.compile(r"^[.:]\d")
 _PHONE_WORDS = re.compile(r"(?:phone|tel|call|mobile|cell|fax|電話|携帯|連絡|ＴＥＬ)[^\n]{0,12}$", re.I)
+
+
+def _in_firm_name(folded: str, start: int, end: int) -> bool:
+    """Whether the span lies inside "Surname, Surname and Surname" (a firm, not three people)."""
+    around = folded[max(0, start - 40) : end + 40]
+    offset = max(0, start - 40)
+    return any(m.start() + offset <= start and end <= m.end() + offset for m in FIRM_OF_SURNAMES.finditer(around))
 
 
 def _whole_name_end(folded: str, end: int) -> int:

@@ -3,7 +3,8 @@ and the check a match must pass (a checksum or a format rule).
 
 Patterns carry what NER cannot: e-mail (ASCII, so Japanese text glued to an address stays out
 of it), phones in separated formats that python-phonenumbers' metadata rejects, cards (Luhn),
-マイナンバー (check digit), 〒 postal codes, Japanese and English street addresses, and names
+マイナンバー (check digit), 〒 postal codes, Japanese street addresses (``addresses.py`` reads Latin-script
+ones), and names
 after titles (Mr./Dr., さん/様/氏). They are plain data here and become Presidio objects in
 ``recognizers.py`` once the engine loads, so importing this module imports no Presidio.
 """
@@ -14,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from guardrails.pii.lexicons import HONORIFICS_JA, PREFECTURES, STREET_SUFFIXES, TITLES_EN
+from guardrails.pii.lexicons import PREFECTURES, TITLES_EN
 
 # Japanese addresses: prefecture, city, ward or town, then the 番地 block and an optional building
 _JA_WORD = r"[\u3005\u3041-\u3096\u30a1-\u30fa\u30fc\u4e00-\u9fff]"
@@ -33,31 +34,7 @@ _JA_ADDRESS_CITY = (
     rf"{_JA_BUILDING}"
 )
 
-# US and UK addresses: number, street and suffix, then unit, city, state or postcode
-_CAP = r"[A-Z][a-zA-Z'\-]*"
-_EN_UNIT = r"(?:,?\s(?:Apt|Apartment|Suite|Ste|Unit|Flat|Room|Rm|Fl|Floor)\.?\s?#?\s?[\dA-Z][\w\-]*|,?\s#\s?\d+[A-Z]?)"
-_EN_CITY_STATE_ZIP = (
-    rf"(?:,?\s{{1,3}}{_CAP}(?:\s{_CAP}){{0,2}},\s?(?:[A-Z]{{2}}|{_CAP}(?:\s{_CAP})?)(?:\s\d{{5}}(?:-\d{{4}})?)?"
-    rf"|,?\s{{1,3}}{_CAP}(?:\s{_CAP}){{0,2}},?\s[A-Z]{{1,2}}\d[A-Z\d]?\s?\d[A-Z]{{2}}"  # UK postcode
-    rf"|,?\s[A-Z]{{2}}\s\d{{5}}(?:-\d{{4}})?)?"
-)
-_EN_STREET = (
-    rf"\b\d{{1,6}}[A-Z]?(?:-\d{{1,4}})?\s(?:(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?\s)?"
-    rf"(?:{_CAP}\s|\d{{1,3}}(?:st|nd|rd|th)\s){{1,3}}(?:{STREET_SUFFIXES})\b\.?"
-    rf"(?:\s(?:N|S|E|W|NE|NW|SE|SW)\b\.?)?{_EN_UNIT}?{_EN_CITY_STATE_ZIP}"
-)
-_EN_MILITARY = (
-    r"\b(?:(?:PSC|Unit)\s\d{4},\sBox\s\d{4}|USN[SV]\s[A-Z][a-z]+|USCGC\s[A-Z][a-z]+)"
-    r"(?:,?\s+(?:APO|FPO|DPO)\s(?:AA|AE|AP)\s\d{5})?"
-)
-_EN_POBOX = r"\bP\.?\s?O\.?\s?Box\s\d{1,6}" + _EN_CITY_STATE_ZIP
-
 _NAME_WORD = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
-#: a Japanese name before an honorific: kanji surname (+ given name), or katakana
-_JA_NAME_BEFORE_TITLE = (
-    rf"(?<![\u4e00-\u9fff\u3005\u30a1-\u30fa])(?:[\u4e00-\u9fff\u3005]{{1,4}}(?:\s?[\u4e00-\u9fff\u3005\u3041-\u3096]{{1,3}})?"
-    rf"|[\u30a1-\u30fa\u30fc]{{2,10}}(?:[・\s][\u30a1-\u30fa\u30fc]{{2,10}})?)(?={HONORIFICS_JA})"
-)
 
 
 @dataclass(frozen=True)
@@ -104,8 +81,19 @@ PATTERN_SPECS: tuple[PatternSpec, ...] = (
                 0.5,
             ),
             ("nanp bare ext", r"(?<![A-Za-z0-9+\-.])\d{10}\s?(?:x|ext\.?)\s?\d{1,6}\b", 0.5),
+            # a local number without its area code (555-0134): a phone only where a context word says so
+            ("local seven digits", r"(?<![A-Za-z0-9+\-./#])\d{3}-\d{4}(?![\d\-])", 0.1),
+            (
+                "local seven digits after a cue",
+                r"(?<=\b(?:call|phone|tel|text|ring|reach|cell|mobile|fax|number|desk)\b[^\n\d]{0,10})"
+                r"\d{3,4}[-. ]\d{4}(?![\d\-])",
+                0.5,
+            ),
         ),
-        ("phone", "telephone", "tel", "cell", "mobile", "call", "fax", "電話", "携帯", "連絡", "ファックス", "fax番号"),
+        (
+            *("phone", "telephone", "tel", "cell", "mobile", "call", "fax", "ring", "text", "desk", "reach", "number"),
+            *("電話", "携帯", "連絡", "ファックス", "fax番号"),
+        ),
         validator="phone",
     ),
     PatternSpec(
@@ -144,19 +132,9 @@ PATTERN_SPECS: tuple[PatternSpec, ...] = (
         ("住所", "所在地", "在住", "住む", "address"),
     ),
     PatternSpec(
-        "STREET_ADDRESS",
-        "EnStreetAddressRecognizer",
-        (("en street", _EN_STREET, 0.7), ("en military", _EN_MILITARY, 0.7), ("en po box", _EN_POBOX, 0.6)),
-        ("address", "live", "lives", "located", "ship", "deliver", "mail"),
-        case_sensitive=True,
-    ),
-    PatternSpec(
         "PERSON",
         "TitledNameRecognizer",
-        (
-            ("en title", rf"(?<=\b{TITLES_EN}\.?\s){_NAME_WORD}(?:\s{_NAME_WORD}){{0,2}}", 0.75),
-            ("ja honorific", _JA_NAME_BEFORE_TITLE, 0.6),
-        ),
+        (("en title", rf"(?<=\b{TITLES_EN}\.?\s){_NAME_WORD}(?:\s{_NAME_WORD}){{0,2}}", 0.75),),
         case_sensitive=True,
         validator="ja_name",
     ),
@@ -168,6 +146,8 @@ def phone_digits_ok(value: str) -> bool:
     digits = re.sub(r"\D", "", value.split("x")[0].split("ext")[0])
     if value.lstrip().startswith("+"):
         return 8 <= len(digits) <= 15
+    if len(digits) in (7, 8) and re.fullmatch(r"\d{3,4}[-. ]\d{4}", value.strip()):
+        return True
     if digits.startswith("0"):
         return len(digits) in (10, 11) or (digits.startswith("00") and len(digits) >= 12)
     return len(digits) in (10, 11)

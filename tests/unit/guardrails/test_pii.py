@@ -311,3 +311,145 @@ def test_only_the_thread_importing_presidio_is_told_torch_is_missing() -> None:
         other.join()
     assert seen == [None]
     assert _WITHOUT_TORCH.find_spec("torch") is None and _WITHOUT_TORCH.find_spec("torchvision") is None
+
+
+NATIONAL_PHONES = [
+    # national formats without a country code (issue 35): one per region the matcher reads
+    ("Call me on 555-0134 after six.", "555-0134"),
+    ("London office 020 7946 0321 today.", "020 7946 0321"),
+    ("The Berlin number is 030 12345678.", "030 12345678"),
+    ("Paris: 01 42 68 53 00, ask for Anne.", "01 42 68 53 00"),
+    ("Sydney office (02) 9374 4000.", "(02) 9374 4000"),
+    ("Call 98765 43210 for the warehouse.", "98765 43210"),
+    ("Madrid: 912 345 678 until noon.", "912 345 678"),
+    ("Rome office 06 6982 1234.", "06 6982 1234"),
+    ("Amsterdam 020 123 4567.", "020 123 4567"),
+    ("São Paulo: (11) 91234-5678.", "(11) 91234-5678"),
+    ("The Shanghai contact gave 138 0013 8000.", "138 0013 8000"),
+    ("Seoul mobile 010-1234-5678.", "010-1234-5678"),
+    ("My number is 555 0134, after five.", "555 0134"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), NATIONAL_PHONES)
+def test_local_phone_numbers_of_many_regions_are_found(text: str, value: str) -> None:
+    assert ("PHONE_NUMBER", value) in [(e.entity_type, e.text) for e in detect_pii(text, "en")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Order 2024-0012-3345 shipped yesterday.",
+        "ISBN 978-3-16-148410-0 is the second edition.",
+        "The city had 3 645 000 inhabitants in 2021.",
+        "Coordinates 35.6895, 139.6917 mark the station.",
+        "Tracking number 1Z 999 AA1 01 2345 6784 for the parcel.",
+        "Austin, Texas 78712-1179 is the campus.",
+    ],
+)
+def test_numbers_that_phone_metadata_accepts_are_not_phones_in_context(text: str) -> None:
+    assert [e for e in detect_pii(text, "en") if e.entity_type == "PHONE_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("My name is Priya and I can't log in.", "Priya"),
+        ("Hi, I'm Tomasz, the new intern.", "Tomasz"),
+        ("Everyone calls me Bongani.", "Bongani"),
+        ("My husband Rajesh will sign for the package.", "Rajesh"),
+        ('"We are done," says Marguerite.', "Marguerite"),
+        ("Kwame said the numbers look right.", "Kwame"),
+        ("Dear Siobhan, thanks for the report.", "Siobhan"),
+        ("Emily is out sick today.", "Emily"),
+        ("I gave Dr. Rohatgi 2 stars.", "Rohatgi"),
+        ("Regards,\nNiamh", "Niamh"),
+    ],
+)
+def test_a_given_name_is_found_the_way_people_write_it(text: str, name: str) -> None:
+    assert name in [e.text for e in detect_pii(text, "en") if e.entity_type == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Good Morning",
+        "Please update the attached Legal Risk Report.",
+        "I have a Kodak Camera with a zoom lens.",
+        "Posted by Hidden Nook to Hidden Nook at 2/15/2005.",
+        "Pay the supplier Phillips, Ortiz and Reid by card.",
+        "Huntington's disease is caused by CAG repeats.",
+        "Broadly Neutralizing Antibodies have no affinity for phospholipids.",
+        "Mark the items you want to keep.",
+    ],
+)
+def test_title_case_phrases_firms_and_eponyms_are_not_people(text: str) -> None:
+    assert [e.text for e in detect_pii(text, "en") if e.entity_type == "PERSON"] == []
+
+
+ADDRESSES = [
+    "1427 Maple Avenue\nApt. 3B\nColumbus, OH 43215",
+    "PSC 1234, Box 5678\nAPO AE 09001",
+    "Unit 2050 Box 4190\nDPO AP 96522",
+    "PO Box 4417\nBoise, ID 83711",
+    "Hauptstraße 12\n10115 Berlin",
+    "12 rue de la Paix\n75002 Paris",
+    "Calle de Alcalá 48, 28014 Madrid",
+    "Keizersgracht 123\n1015 CJ Amsterdam",
+    "Drottninggatan 53, 111 21 Stockholm",
+    "350 Bay Street, Suite 700\nToronto, ON M5H 2S6",
+    "14 Birchwood Close\nHarrogate\nHG2 8QT",
+    "Studio 4\nMill lane\nHebden Bridge\nHX7 8AD",
+    "USS Nimitz\nFPO AP 96620-2820",
+]
+
+
+@pytest.mark.parametrize("address", ADDRESSES)
+def test_a_postal_address_is_one_span_across_its_lines(address: str) -> None:
+    text = f"Please send it to:\n{address}\nThanks!"
+    found = [e.text for e in detect_pii(text, "en") if e.entity_type == "STREET_ADDRESS"]
+    assert found == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We drove 300 miles down Route 66 last summer.",
+        "In 2020 Paris had 2 million residents.",
+        "Suite 2 of the benchmark ran for 40 minutes.",
+        "Unit tests cover 85% of the code.",
+        "I suggest Two Door Cinema Club and Wallis Bird.",
+    ],
+)
+def test_numbers_before_capitalised_words_are_not_addresses(text: str) -> None:
+    assert [e for e in detect_pii(text, "en") if e.entity_type == "STREET_ADDRESS"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("はじめまして、田中と申します。", "田中"),
+        ("私は佐々木です。よろしくお願いします。", "佐々木"),
+        ("健太君は明日来ますか？", "健太"),
+        ("さくらちゃんの誕生日は来週です。", "さくら"),
+        ("林先生の講義は休講です。", "林"),
+        ("息子の大翔が熱を出しました。", "大翔"),
+        ("アンナ・シュミット氏が来日した。", "アンナ・シュミット"),
+    ],
+)
+def test_japanese_names_with_cues(text: str, name: str) -> None:
+    assert name in [e.text for e in detect_pii(text, "ja") if e.entity_type == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "国内線仕様の「400D型」が引退した。",
+        "2003年と同様にメキシコと対戦。",
+        "感じのいいスタッフさんなので安心して通えます。",
+        "福島の7割が「以前住んでいた場所」と答えた。",
+        "キリスト教世界でも聖書に手を置く。",
+    ],
+)
+def test_japanese_words_before_sama_places_and_job_words_are_not_people(text: str) -> None:
+    assert [e.text for e in detect_pii(text, "ja") if e.entity_type == "PERSON"] == []
