@@ -22,7 +22,7 @@ import json
 import random
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 SEED = 35
@@ -138,7 +138,9 @@ def _spans_from_tokens(text: str, tokens: list[tuple[str, str]], label_map: dict
     return spans
 
 
-def _iob2_sentences(path: Path) -> Iterator[tuple[str, str, list[tuple[str, str]]]]:
+def _sentences(path: Path, tag_of: Callable[[list[str]], str]) -> Iterator[tuple[str, str, list[tuple[str, str]]]]:
+    """(sentence id, text, [(word, tag)]) per sentence of a CoNLL-style file; ``tag_of`` reads a
+    token line's tag from its columns (the two corpora keep it in different columns)."""
     sent_id, text, tokens = "", "", []
     for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
         if line.startswith("# sent_id = "):
@@ -147,26 +149,21 @@ def _iob2_sentences(path: Path) -> Iterator[tuple[str, str, list[tuple[str, str]
             text = line[9:]
         elif line.strip() and not line.startswith("#"):
             cols = line.split("\t")
-            tokens.append((cols[1], cols[2]))
+            tokens.append((cols[1], tag_of(cols)))
         elif not line.strip() and tokens:
             yield sent_id, text, tokens
             sent_id, text, tokens = "", "", []
 
 
-def _conllu_ne_sentences(path: Path) -> Iterator[tuple[str, str, list[tuple[str, str]]]]:
-    sent_id, text, tokens = "", "", []
-    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
-        if line.startswith("# sent_id = "):
-            sent_id = line[12:].strip()
-        elif line.startswith("# text = "):
-            text = line[9:]
-        elif line.strip() and not line.startswith("#"):
-            cols = line.split("\t")
-            ne = re.search(r"(?:^|\|)NE=([^|]+)", cols[9])
-            tokens.append((cols[1], ne.group(1) if ne else "O"))
-        elif not line.strip() and tokens:
-            yield sent_id, text, tokens
-            sent_id, text, tokens = "", "", []
+def _iob2_tag(cols: list[str]) -> str:
+    """UNER's IOB2 files: the tag is the third column."""
+    return cols[2]
+
+
+def _conllu_ne_tag(cols: list[str]) -> str:
+    """UD Japanese-GSD's NE files: the tag is ``NE=`` in the MISC column, O where absent."""
+    ne = re.search(r"(?:^|\|)NE=([^|]+)", cols[9])
+    return ne.group(1) if ne else "O"
 
 
 def _add_contacts(sent_id: str, text: str, spans: list[dict]) -> list[dict]:
@@ -180,7 +177,7 @@ def _add_contacts(sent_id: str, text: str, spans: list[dict]) -> list[dict]:
 
 def main(ewt_test: Path, gsd_test: Path, out: Path) -> None:
     ewt = []
-    for sent_id, text, tokens in _iob2_sentences(ewt_test):
+    for sent_id, text, tokens in _sentences(ewt_test, _iob2_tag):
         spans = _spans_from_tokens(text, tokens, {"PER": "PERSON"})
         if spans is not None:
             ewt.append((sent_id, text, spans))
@@ -211,7 +208,7 @@ def main(ewt_test: Path, gsd_test: Path, out: Path) -> None:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     source = "UD Japanese-GSD test, Megagon Labs NE labels (CC BY-SA 4.0)"
     with (out / "ud_ja_gsd_ne_test.jsonl").open("w", encoding="utf-8") as f:
-        for sent_id, text, tokens in _conllu_ne_sentences(gsd_test):
+        for sent_id, text, tokens in _sentences(gsd_test, _conllu_ne_tag):
             spans = _spans_from_tokens(text, tokens, {"PERSON": "PERSON"})
             if spans is None:
                 continue
