@@ -15,7 +15,6 @@ from typing import Any
 from guardrails.checksums import luhn_ok, my_number_ok
 from guardrails.pii.addresses import address_spans
 from guardrails.pii.entities import NER_TYPES
-from guardrails.pii.lexicons import NOT_NAMES_JA
 from guardrails.pii.names_en import cue_name_spans, is_given_name, is_word, name_word
 from guardrails.pii.names_ja import ja_name_spans, ner_person_ok
 from guardrails.pii.specs import PATTERN_SPECS, PatternSpec, email_ok, only_digits, phone_digits_ok
@@ -70,8 +69,6 @@ def build_recognizers(lang: str, extractor: Any) -> list[Any]:
                 ok = email_ok(pattern_text, extractor)
             elif check == "phone":
                 ok = phone_digits_ok(pattern_text)
-            elif check == "ja_name":
-                ok = pattern_text.strip() not in NOT_NAMES_JA
             return None if ok else False
 
     class _IpRecognizer(IpRecognizer):  # type: ignore[misc]

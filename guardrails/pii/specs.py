@@ -3,9 +3,9 @@ and the check a match must pass (a checksum or a format rule).
 
 Patterns carry what NER cannot: e-mail (ASCII, so Japanese text glued to an address stays out
 of it), phones in separated formats that python-phonenumbers' metadata rejects, cards (Luhn),
-マイナンバー (check digit), 〒 postal codes, Japanese street addresses (``addresses.py`` reads Latin-script
-ones), and names
-after titles (Mr./Dr., さん/様/氏). They are plain data here and become Presidio objects in
+マイナンバー (check digit), 〒 postal codes, Japanese street addresses (``addresses.py`` reads
+Latin-script ones), and English names after titles (Mr./Dr.; Japanese names before さん/様/氏 are
+``names_ja.py``'s). They are plain data here and become Presidio objects in
 ``recognizers.py`` once the engine loads, so importing this module imports no Presidio.
 """
 
@@ -136,7 +136,6 @@ PATTERN_SPECS: tuple[PatternSpec, ...] = (
         "TitledNameRecognizer",
         (("en title", rf"(?<=\b{TITLES_EN}\.?\s){_NAME_WORD}(?:\s{_NAME_WORD}){{0,2}}", 0.75),),
         case_sensitive=True,
-        validator="ja_name",
     ),
 )
 
