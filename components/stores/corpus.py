@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from qdrant_client import models
 
 from components.resilience.errors import ServiceUnavailable
-from components.stores.lexical import LexicalIndex
+from components.stores.lexical import AVGDL_TOLERANCE, ChunkTerms, LexicalIndex
 from components.stores.termstats import TermStats
 
 log = logging.getLogger(__name__)
@@ -174,11 +174,11 @@ def open_store_corpus(lexical: LexicalIndex, path: Path, *, version: int) -> Sto
     return StoreCorpus(lexical, terms)
 
 
-def record_write(path: Path, *, removed: Sequence[Any], added: Sequence[Any], version: int) -> bool:
+def record_write(path: Path, *, removed: Sequence[ChunkTerms], added: Sequence[ChunkTerms], version: int) -> bool:
     """Move the saved term statistics along a write that took the collection to ``version``;
-    ``removed``: the term dimensions of the chunks it replaced or deleted, ``added``: of those it
-    wrote. Statistics of another version than the one before are left for the next read to count
-    again (another process wrote in between, or none were saved). Whether they were moved."""
+    ``removed``: the terms of the chunks it replaced or deleted, ``added``: of those it wrote.
+    Statistics of another version than the one before are left for the next read to count again
+    (another process wrote in between, or none were saved). Whether they were moved."""
     terms = TermStats.load(path)
     if terms is None or terms.version != version - 1:
         return False
@@ -188,3 +188,32 @@ def record_write(path: Path, *, removed: Sequence[Any], added: Sequence[Any], ve
         log.warning("term statistics not moved along the write (%s); they are counted again on next use", e)
         return False
     return True
+
+
+def settle_lengths(lexical: LexicalIndex, path: Path, *, version: int) -> int:
+    """After an ingestion: when the stored weights' average length is more than
+    ``AVGDL_TOLERANCE`` from the collection's, rewrite them with the collection's (a new
+    collection's first batch fixed an estimate; later writes move the average). The rewrite bumps
+    the collection's version (rankings change) and moves the term statistics along. How many chunks
+    were rewritten (0: nothing to do).
+
+    An interrupted rewrite leaves some chunks weighted for the new average under the old
+    parameters: their counts still read back (the two averages differ by a few percent, the counts
+    are whole numbers), and the next ingestion finds the same gap and finishes it."""
+    params = lexical.params()
+    terms = TermStats.load(path)
+    if params is None or terms is None or terms.version != version or not terms.chunks:
+        return 0  # no statistics of this version: the next ingestion looks again
+    if abs(terms.avgdl / params.avgdl - 1.0) <= AVGDL_TOLERANCE:
+        return 0
+    done = lexical.reweigh(terms.avgdl)
+    version = lexical.index.bump_version()
+    record_write(path, removed=[], added=[], version=version)
+    log.info(
+        "%s: BM25 weights rewritten for an average length of %.1f tokens (were %.1f): %d chunks",
+        lexical.index.collection,
+        terms.avgdl,
+        params.avgdl,
+        done,
+    )
+    return done

@@ -10,7 +10,9 @@ chunks it replaces or deletes, so that a 10-document change costs those document
 
 The idf is rank-bm25's Okapi formula over these counts, ``ln((N − n + 0.5) / (n + 0.5))`` with
 terms in more than half the chunks floored to a quarter of the mean idf (``BM25Okapi.idf``), on
-which the graders' thresholds were calibrated.
+which the graders' thresholds were calibrated (ranking uses the engine's own idf: ``lexical``). The
+table also sums the chunks' lengths: BM25's average length, which the stored weights were computed
+with, is checked against it after an ingestion (``lexical.AVGDL_TOLERANCE``).
 """
 
 from __future__ import annotations
@@ -26,53 +28,60 @@ from pathlib import Path
 
 import numpy as np
 
-from components.stores.lexical import term_key
+from components.stores.lexical import ChunkTerms, term_key
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 EPSILON = 0.25
 """rank-bm25's floor for terms in more than half the chunks, as a share of the mean idf."""
 
-Keys = Sequence[int] | np.ndarray
-"""One chunk's term dimensions (a sparse vector's indices, each once)."""
 
-
-def _counts(chunks: Iterable[Keys]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Distinct keys over these chunks, how many chunks hold each, and how many chunks there were."""
-    parts = [np.asarray(k, dtype=np.int64) for k in chunks]
-    if not parts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
-    keys, df = np.unique(np.concatenate(parts), return_counts=True)
-    return keys, df.astype(np.int64), len(parts)
+def _counts(chunks: Iterable[ChunkTerms]) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """Distinct keys over these chunks, how many chunks hold each, how many chunks there were and
+    their tokens in all."""
+    chunks = list(chunks)
+    if not chunks:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0, 0.0
+    keys, df = np.unique(np.concatenate([np.asarray(c.keys, dtype=np.int64) for c in chunks]), return_counts=True)
+    return keys, df.astype(np.int64), len(chunks), float(sum(c.length for c in chunks))
 
 
 @dataclass(frozen=True)
 class TermStats:
-    """Per term dimension (sorted), the number of chunks holding it; ``chunks`` in all; at ``version``."""
+    """Per term dimension (sorted), the number of chunks holding it; ``chunks`` in all, of
+    ``tokens`` tokens together; at ``version``."""
 
     keys: np.ndarray
     df: np.ndarray
     chunks: int
+    tokens: float
     version: int
     tokenizer: str
 
     @classmethod
-    def of(cls, chunks: Iterable[Keys], *, version: int, tokenizer: str) -> TermStats:
-        keys, df, n = _counts(chunks)
-        return cls(keys, df, n, version, tokenizer)
+    def of(cls, chunks: Iterable[ChunkTerms], *, version: int, tokenizer: str) -> TermStats:
+        keys, df, n, tokens = _counts(chunks)
+        return cls(keys, df, n, tokens, version, tokenizer)
 
-    def moved(self, *, removed: Sequence[Keys], added: Sequence[Keys], version: int) -> TermStats:
+    @property
+    def avgdl(self) -> float:
+        """The chunks' average length in tokens (BM25's ``avgdl``; 0 when there are none)."""
+        return self.tokens / self.chunks if self.chunks else 0.0
+
+    def moved(self, *, removed: Sequence[ChunkTerms], added: Sequence[ChunkTerms], version: int) -> TermStats:
         """The table after a write that replaced or deleted ``removed`` chunks and wrote ``added``."""
-        add_k, add_n, n_add = _counts(added)
-        rem_k, rem_n, n_rem = _counts(removed)
+        add_k, add_n, n_add, t_add = _counts(added)
+        rem_k, rem_n, n_rem, t_rem = _counts(removed)
         keys = np.union1d(np.union1d(self.keys, add_k), rem_k)
         df = np.zeros(len(keys), np.int64)
         df[np.searchsorted(keys, self.keys)] += self.df
         df[np.searchsorted(keys, add_k)] += add_n
         df[np.searchsorted(keys, rem_k)] -= rem_n
         keep = df > 0
-        return TermStats(keys[keep], df[keep], self.chunks + n_add - n_rem, version, self.tokenizer)
+        chunks = self.chunks + n_add - n_rem
+        tokens = max(0.0, self.tokens + t_add - t_rem) if chunks else 0.0
+        return TermStats(keys[keep], df[keep], chunks, tokens, version, self.tokenizer)
 
     def idf(self) -> TermIdf:
         n = np.asarray(self.df, dtype=np.float64)
@@ -86,7 +95,13 @@ class TermStats:
         """Write atomically (temp file + rename): a reader never loads half a table."""
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        header = {"format": FORMAT, "version": self.version, "chunks": self.chunks, "tokenizer": self.tokenizer}
+        header = {
+            "format": FORMAT,
+            "version": self.version,
+            "chunks": self.chunks,
+            "tokens": self.tokens,
+            "tokenizer": self.tokenizer,
+        }
         try:
             with os.fdopen(fd, "wb") as f:
                 np.savez(f, keys=self.keys, df=self.df, header=np.array(json.dumps(header)))
@@ -105,7 +120,14 @@ class TermStats:
                 header = json.loads(str(z["header"]))
                 if header.get("format") != FORMAT:
                     return None
-                return cls(z["keys"], z["df"], int(header["chunks"]), int(header["version"]), str(header["tokenizer"]))
+                return cls(
+                    z["keys"],
+                    z["df"],
+                    int(header["chunks"]),
+                    float(header["tokens"]),
+                    int(header["version"]),
+                    str(header["tokenizer"]),
+                )
         except Exception as e:  # a damaged table is rebuilt from the store, never fatal
             log.warning("term statistics %s unreadable (%s); rebuilding", path, e)
             return None

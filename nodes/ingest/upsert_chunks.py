@@ -33,7 +33,7 @@ def make(c: Components) -> Node:
             replaced = lexical.terms([r["doc_id"] for r in batch])
             index.write([(r["doc_id"], r["payloads"], v) for r, v in zip(batch, vectors, strict=True)], sparse=weights)
             version = index.bump_version()
-            added = [sv.indices for doc in weights[1] for sv in doc]
+            added = lexical.written(weights[1])
             record_write(c.terms_path(index.collection), removed=replaced, added=added, version=version)
             return version
 

@@ -4,6 +4,7 @@ along writes are those counted afresh."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -15,7 +16,7 @@ from rank_bm25 import BM25Okapi
 
 from components.retrieval.filters import Condition, FieldFilter, SearchFilters
 from components.retrieval.results import explain_empty
-from components.stores.corpus import StoreCorpus, field_values, open_store_corpus, record_write
+from components.stores.corpus import StoreCorpus, field_values, open_store_corpus, record_write, settle_lengths
 from components.stores.lexical import LexicalIndex, search_text, sparse_config, term_key
 from components.stores.qdrant import QdrantIndex
 from components.stores.termstats import TermStats
@@ -50,7 +51,7 @@ def write(index: QdrantIndex, tok: Tokenizer, notes: dict[str, dict[str, Any]]) 
     replaced = lexical.terms(list(notes))
     rng = np.random.default_rng(7)
     index.write([(b[0]["doc_id"], b, rng.normal(size=(len(b), DIM))) for b in batch], sparse=weights)
-    return replaced, [sv.indices for doc in weights[1] for sv in doc]
+    return replaced, lexical.written(weights[1])
 
 
 @pytest.fixture
@@ -182,6 +183,9 @@ def test_statistics_moved_along_writes_equal_a_fresh_count(store: Any) -> None:
     fresh = TermStats.of(lexical.terms(), version=version, tokenizer=tok.signature)
     assert moved is not None and (moved.version, moved.chunks) == (version, fresh.chunks) == (version, 5)
     assert moved.keys.tolist() == fresh.keys.tolist() and moved.df.tolist() == fresh.df.tolist()
+    # the lengths read back from the stored weights are the tokenizer's, moved along the same way
+    lengths = [len(tok(search_text(dict(p.payload or {})))) for p in index.scroll()]
+    assert moved.tokens == fresh.tokens == sum(lengths) and moved.avgdl == pytest.approx(np.mean(lengths))
     assert "monstera" not in StoreCorpus(lexical, moved).idf
 
 
@@ -217,4 +221,52 @@ def test_a_collection_an_earlier_version_made_gets_the_indexes_its_facets_need(t
     corpus = open_store_corpus(LexicalIndex(index, tok), tmp_path / "terms.npz", version=1)
     assert corpus.languages == {"ja", "en"}  # a facet on an unindexed field would have failed
     assert corpus.documents_per_value("vault") == {"home": 3, "work": 2}
+    index.close()
+
+
+class EngineBM25(BM25Okapi):
+    """rank-bm25's BM25 with the engine's idf, ``ln(1 + (N − n + 0.5)/(n + 0.5))``: what the store ranks by."""
+
+    def _calc_idf(self, nd: dict[str, int]) -> None:
+        for word, freq in nd.items():
+            self.idf[word] = math.log1p((self.corpus_size - freq + 0.5) / (freq + 0.5))
+
+
+def test_weights_a_first_batch_misjudged_are_rewritten_with_the_collection_s_average_length(tmp_path: Path) -> None:
+    index = QdrantIndex(collection="rag", path=tmp_path / "qdrant")
+    tok = Tokenizer()
+    path = tmp_path / "terms.npz"
+    lexical = LexicalIndex(index, tok)
+    # a first batch of one short note fixes an average length far below the collection's
+    write(index, tok, {"ramen": NOTES["ramen"]})
+    version = index.bump_version()
+    open_store_corpus(lexical, path, version=version)
+    long = {d: {**n, "text": [" ".join(n["text"] * 6)]} for d, n in NOTES.items() if d != "ramen"}
+    replaced, added = write(index, tok, long)
+    version = index.bump_version()
+    assert record_write(path, removed=replaced, added=added, version=version)
+    every = EveryPayload(index, tok, version)
+    bm25 = EngineBM25(every.tokens)
+    before = lexical.params()
+    assert before is not None and before.avgdl < 0.5 * bm25.avgdl
+
+    def scores(q: str) -> tuple[dict[str, float], dict[str, float]]:
+        """The store's BM25 scores of the chunks matching ``q``, and BM25's over the same tokens."""
+        ours = {str(p.id): float(p.score) for p in lexical.search(tok(q), limit=10)}
+        theirs = {i: float(s) for i, s in zip(every.ids, bm25.get_scores(tok(q)), strict=True) if s > 0}
+        return ours, theirs
+
+    queries = ("travel budget", "味噌汁 豆腐", "water basil")
+    assert any(ours != pytest.approx(theirs, rel=1e-4) for ours, theirs in map(scores, queries))
+    assert settle_lengths(lexical, path, version=version) == every.size
+    after = lexical.params()
+    assert after is not None and after.avgdl == pytest.approx(bm25.avgdl)
+    settled = index.metadata()["version"]
+    assert settled == version + 1  # rankings changed: caches keyed on the version let go
+    corpus = open_store_corpus(lexical, path, version=settled)
+    assert corpus.version == settled and corpus.size == every.size  # the statistics moved along
+    for q in queries:  # now the store's BM25 is BM25 over the true average length
+        ours, theirs = scores(q)
+        assert ours == pytest.approx(theirs, rel=1e-4), q
+    assert settle_lengths(lexical, path, version=settled) == 0  # within tolerance: nothing to do
     index.close()

@@ -4,17 +4,30 @@ with the command that gives it them (`rag migrate`), which computes them from th
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from qdrant_client.models import SparseVector
 from rank_bm25 import BM25Okapi
 
 from components.resilience.errors import CollectionOutdated
 from components.retrieval.filters import SearchFilters
 from components.retrieval.lexical import engine_search
-from components.stores.lexical import META_KEY, SPARSE, LexicalIndex, search_text, sparse_config
+from components.stores.lexical import (
+    META_KEY,
+    SPARSE,
+    LexicalIndex,
+    LexicalParams,
+    document_vector,
+    read_back,
+    reweighted,
+    search_text,
+    sparse_config,
+    term_key,
+)
 from components.stores.migrate import weigh
 from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
@@ -67,6 +80,23 @@ def test_the_engine_ranks_as_rank_bm25_does(store: Any) -> None:
         engine, _ = engine_search(lexical, [q], SearchFilters(), limit=3)
         best = points[int(np.argmax(okapi.get_scores(tok(q))))]
         assert docs(engine[0])[0] == best.payload["doc_id"], q
+
+
+def test_stored_weights_give_back_each_term_s_count_and_the_chunk_s_length() -> None:
+    rng = np.random.default_rng(11)
+    vocab = [f"t{i}" for i in range(40)]
+    for avgdl in (3.0, 40.0, 400.0):
+        params = LexicalParams(avgdl, "tok")
+        for n in (1, 2, 17, 250, 2000):
+            tokens = list(rng.choice(vocab, size=n))
+            vec = document_vector(tokens, params)
+            vec = SparseVector(indices=vec.indices, values=np.float32(vec.values).tolist())  # as stored
+            terms, tf = read_back(vec, params)
+            counts = Counter(term_key(t) for t in tokens)
+            assert terms.length == n and terms.keys.tolist() == sorted(counts), (avgdl, n)
+            assert tf.tolist() == [counts[k] for k in sorted(counts)], (avgdl, n)
+            other = LexicalParams(avgdl * 1.37, "tok")
+            assert reweighted(vec, params, other).values == pytest.approx(document_vector(tokens, other).values)
 
 
 def test_filters_apply_inside_the_engine_before_the_limit(store: Any) -> None:
