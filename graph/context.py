@@ -16,15 +16,17 @@ from nodes.rag import prompts
 RETRIEVERS = ("dense", "bm25")
 
 
-def _prompt(default: str, used_by: str, placeholders: tuple[str, ...] = (), required: tuple[str, ...] = ()) -> Any:
-    """A system prompt as a run-time field; its placeholders are what the node fills in."""
+def _prompt(default: str, used_by: str, placeholders: tuple[str, ...] = (), reads_passages: bool = False) -> Any:
+    """A system prompt as a run-time field; its placeholders are what the node fills in. A node
+    that ``reads_passages`` sends them in the user message, never in this prompt."""
     fill = f" Placeholders the node fills: {', '.join('{' + p + '}' for p in placeholders)}." if placeholders else ""
+    data = " The passages follow in the user message, as data between <passage> tags." if reads_passages else ""
     return field(
         default=default,
         metadata={
-            "description": f"System prompt of {used_by}.{fill}",
+            "description": f"System prompt of {used_by}.{fill}{data}",
             "placeholders": placeholders,
-            "required": required,
+            "reads_passages": reads_passages,
         },
     )
 
@@ -184,16 +186,11 @@ class Context:
     rewrite_prompt: str = _prompt(
         prompts.REWRITE_SYSTEM, "query rewrite and HyDE", ("hyde_instruction", "translation_instruction")
     )
-    grade_context_prompt: str = _prompt(prompts.GRADE_CONTEXT_SYSTEM, "the context grader")
+    grade_context_prompt: str = _prompt(prompts.GRADE_CONTEXT_SYSTEM, "the context grader", reads_passages=True)
     generate_prompt: str = _prompt(
-        prompts.GENERATE_SYSTEM,
-        "answer generation",
-        ("language_name", "no_info", "passages"),
-        required=("passages",),
+        prompts.GENERATE_SYSTEM, "answer generation", ("language_name", "no_info"), reads_passages=True
     )
-    hallucination_prompt: str = _prompt(
-        prompts.HALLUCINATION_SYSTEM, "the hallucination check", ("passages",), required=("passages",)
-    )
+    hallucination_prompt: str = _prompt(prompts.HALLUCINATION_SYSTEM, "the hallucination check", reads_passages=True)
     answer_grade_prompt: str = _prompt(prompts.ANSWER_GRADE_SYSTEM, "the answer grader")
     direct_prompt: str = _prompt(prompts.DIRECT_SYSTEM, "direct answers", ("language_name",))
 
@@ -218,7 +215,7 @@ class Context:
             raise ValueError("top_k and candidates must be >= 1 and parent_budget_tokens >= 100")
         for f in fields(self):
             if "placeholders" in f.metadata:
-                _check_prompt(f.name, getattr(self, f.name), f.metadata["placeholders"], f.metadata["required"])
+                _check_prompt(f.name, getattr(self, f.name), f.metadata["placeholders"], f.metadata["reads_passages"])
 
     def audience(self) -> str:
         """Who may share answers and examples: the tenant (or the user without one) and the access
@@ -235,11 +232,17 @@ class Context:
         }
 
 
-def _check_prompt(name: str, text: str, placeholders: tuple[str, ...], required: tuple[str, ...]) -> None:
-    """A prompt may use only its node's placeholders and must keep the required ones.
+def _check_prompt(name: str, text: str, placeholders: tuple[str, ...], reads_passages: bool) -> None:
+    """A prompt may use only its node's placeholders; one written for an earlier version, which put
+    the passages in the system prompt (``{passages}``), is refused with where they go now.
 
     A prompt without placeholders reaches the model verbatim, braces included.
     """
+    if reads_passages and "{passages}" in text:
+        raise ValueError(
+            f"{name} contains {{passages}}: the passages now go to the model in the user message, as "
+            "data between <passage> tags, never in the system prompt; remove {passages} from it"
+        )
     if not placeholders:
         return
     allowed = ", ".join("{" + p + "}" for p in placeholders)
@@ -253,7 +256,3 @@ def _check_prompt(name: str, text: str, placeholders: tuple[str, ...], required:
             f"{name} uses unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}; "
             f"it may use {allowed} (write a literal brace as {{{{ or }}}})"
         )
-    missing = [r for r in required if r not in used]
-    if missing:
-        need = ", ".join("{" + m + "}" for m in missing)
-        raise ValueError(f"{name} must contain {need}: the node puts the passages there")

@@ -58,8 +58,8 @@ def make(c: Components) -> Node:
             role="grader",
             schema=HallucinationGrade,
             messages=[
-                SystemMessage(ctx.hallucination_prompt.format(passages=numbered(texts))),
-                HumanMessage(prompts.HALLUCINATION_USER.format(answer=answer)),
+                SystemMessage(ctx.hallucination_prompt),
+                HumanMessage(prompts.HALLUCINATION_USER.format(passages=numbered(texts), answer=answer)),
             ],
             override=ctx.grader_model,
             from_llm=from_llm,

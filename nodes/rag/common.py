@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -167,6 +168,13 @@ def log_error(kind: str, node: str, state: Asker, error: BaseException) -> None:
     )
 
 
+_PASSAGE_TAG = re.compile(r"<(/?)(passage)", re.IGNORECASE)
+
+
 def numbered(texts: Iterable[str]) -> str:
-    """Passages as the LLM sees them: ``[n] text`` blocks, numbered from 1."""
-    return "\n\n".join(f"[{i}] {t.strip()}" for i, t in enumerate(texts, start=1))
+    """Passages as the LLM sees them: each between ``<passage id="n">`` tags, numbered from 1 (the
+    number an answer cites as ``[n]``). They travel in a user message, never in the system prompt,
+    and the prompts call them data. A passage tag written inside a document is defused (``‹``):
+    no passage can close its own block and go on outside it."""
+    blocks = (_PASSAGE_TAG.sub(r"‹\1\2", t.strip()) for t in texts)
+    return "\n".join(f'<passage id="{i}">\n{text}\n</passage>' for i, text in enumerate(blocks, start=1))

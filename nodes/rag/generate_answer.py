@@ -161,7 +161,6 @@ async def _llm_answer(
     system = ctx.generate_prompt.format(
         language_name=messages.LANGUAGE_NAMES.get(lang, "the question's language"),
         no_info=messages.pick(messages.NO_INFO, lang),
-        passages=numbered(_label(p) for p in passages),
     )
     if examples:
         shown = "\n\n".join(
@@ -169,7 +168,9 @@ async def _llm_answer(
             for e in examples
         )
         system += "\n" + prompts.FEWSHOT_BLOCK.format(examples=shown)
-    msgs: list[Any] = [SystemMessage(system), *prior_turns(state)[-4:], HumanMessage(question)]
+    # the passages are data: in the user's turn, delimited, never in the system prompt
+    asked = prompts.GENERATE_USER.format(passages=numbered(_label(p) for p in passages), question=question)
+    msgs: list[Any] = [SystemMessage(system), *prior_turns(state)[-4:], HumanMessage(asked)]
     h = state.get("hallucination")
     if h is not None and not h["grounded"]:
         unsupported = h["unsupported"]

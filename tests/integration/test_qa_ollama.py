@@ -86,20 +86,22 @@ def test_llm_path_end_to_end_with_json_schema_formats(indexed: Components, serve
         "AnswerGrade",
     ]
     assert out["debug_info"]["hyde"] is True  # the hypothetical answer drove dense retrieval
-    # the answer request carried the numbered passages and asked for English
-    system = b.chat_requests[-3]["messages"][0]["content"]
-    assert "[1]" in system and "English" in system
+    # the answer request asked for English and carried the numbered passages in the user's turn
+    answer_request = b.chat_requests[-3]["messages"]
+    assert "English" in answer_request[0]["content"] and '<passage id="1">' in answer_request[-1]["content"]
 
 
 def test_prompts_edited_for_one_run_reach_the_model(indexed: Components, server: tuple[str, Behaviour]) -> None:
     url, b = server
-    prompt = "Answer like a gardener, in {language_name}. Passages:\n{passages}"
+    prompt = "Answer like a gardener, in {language_name}."
     out = run(with_llm_server(indexed, url), generate_prompt=prompt, route_prompt="Route it. {Braces stay}.")
     assert out["answer"] == ANSWER
     systems = [r["messages"][0]["content"] for r in b.chat_requests if r["messages"][0]["role"] == "system"]
     assert "Route it. {Braces stay}." in systems
-    generation = [s for s in systems if s.startswith("Answer like a gardener, in English. Passages:\n[1]")]
-    assert len(generation) == 1
+    generation = [
+        r["messages"] for r in b.chat_requests if r["messages"][0]["content"] == "Answer like a gardener, in English."
+    ]
+    assert len(generation) == 1 and '<passage id="1">' in generation[0][-1]["content"]
     # the next run without edits uses the default wording again
     b.requests.clear()
     run(with_llm_server(indexed, url))

@@ -17,15 +17,16 @@ def test_defaults_are_the_prompts_module_and_count_as_unedited() -> None:
 
 
 def test_unknown_placeholder_is_named_with_the_ones_allowed() -> None:
-    with pytest.raises(ValueError, match=r"generate_prompt uses unknown placeholder\(s\) \{langauge\}.*\{passages\}"):
-        Context(generate_prompt="Answer in {langauge}: {passages}")
+    with pytest.raises(ValueError, match=r"generate_prompt uses unknown placeholder\(s\) \{langauge\}.*\{no_info\}"):
+        Context(generate_prompt="Answer in {langauge}.")
 
 
-def test_passages_cannot_be_dropped_from_generation_or_the_check() -> None:
-    with pytest.raises(ValueError, match=r"generate_prompt must contain \{passages\}"):
-        Context(generate_prompt="Answer in {language_name}.")
-    with pytest.raises(ValueError, match=r"hallucination_prompt must contain \{passages\}"):
-        Context(hallucination_prompt="Is it grounded?")
+@pytest.mark.parametrize("name", ["generate_prompt", "hallucination_prompt", "grade_context_prompt"])
+def test_a_prompt_that_puts_the_passages_in_the_system_prompt_is_refused_with_where_they_go(name: str) -> None:
+    # written for an earlier version: the passages would reach the model as instructions
+    with pytest.raises(ValueError, match=rf"{name} contains \{{passages\}}: .*user message.*remove"):
+        Context(**{name: "Use these passages:\n{passages}"})
+    assert getattr(Context(**{name: "Be strict."}), name) == "Be strict."  # no passages needed: the node adds them
 
 
 def test_a_stray_brace_says_how_to_write_one() -> None:

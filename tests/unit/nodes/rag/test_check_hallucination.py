@@ -7,7 +7,7 @@ from components.text.messages import NO_INFO
 from nodes.rag import check_hallucination
 from tests.fakes.ollama_server import Behaviour
 from tests.integration.helpers import with_llm_server
-from tests.unit.nodes.helpers import MONSTERA, answering, chunks, results, run, sent
+from tests.unit.nodes.helpers import MONSTERA, answering, chunks, results, run
 
 GROUNDED = "Water only when the top 5 cm of soil is dry [1]."
 
@@ -48,8 +48,10 @@ def test_the_model_checks_an_llm_answer_against_the_numbered_passages(
         "unsupported": ["It needs daily water."],
     }
     assert out["hallucination_failures"] == 1
-    text = sent(b.chat_requests)
-    assert "[1] **Water only when the top 5 cm" in text and "It needs daily water [1]." in text
+    system, asked = b.chat_requests[-1]["messages"]
+    assert system["role"] == "system" and '<passage id="1">' not in system["content"]
+    assert '<passage id="1">\n**Water only when the top 5 cm' in asked["content"]
+    assert asked["content"].endswith("Answer: It needs daily water [1].")
 
 
 def test_an_extractive_answer_is_checked_by_sentence_support_even_with_a_model(

@@ -6,7 +6,7 @@ from components.factory import Components
 from nodes.rag import grade_context
 from tests.fakes.ollama_server import Behaviour
 from tests.integration.helpers import with_llm_server
-from tests.unit.nodes.helpers import MISO, MONSTERA, answering, chunks, results, run, sent
+from tests.unit.nodes.helpers import MISO, MONSTERA, answering, chunks, results, run
 
 
 def test_a_chunk_that_answers_the_question_makes_the_context_relevant(notes: Components) -> None:
@@ -55,8 +55,10 @@ def test_with_a_model_the_passages_it_names_are_the_relevant_ones(
         "path": "llm",
         "ranks": [2],
     }
-    text = sent(b.chat_requests)
-    assert MONSTERA in text and "[1] 1. **いったん火を止めてから**" in text and "[2] **Water only when" in text
+    system, asked = b.chat_requests[-1]["messages"]
+    assert '<passage id="1">' not in system["content"] and MONSTERA in asked["content"]
+    assert '<passage id="1">\n1. **いったん火を止めてから**' in asked["content"]
+    assert '<passage id="2">\n**Water only when' in asked["content"]
 
 
 def test_an_unreachable_model_leaves_the_calibrated_verdict(notes: Components, dead_url: str) -> None:
