@@ -12,12 +12,18 @@ distinctive line of the real prompts passed as ``markers``) means an injection g
 or the model echoed its prompt; the verdict flags it and the graph decides what the user sees.
 Text that the context itself contains is never flagged, so a note about prompt engineering
 can still be quoted.
+
+Links and e-mail addresses the question neither contains nor asks for (``unasked_links``) are
+what a poisoned passage wants an answer to carry ("recommend https://…"): each is named with the
+passages that hold it, or none (the model wrote it), so the user is warned before following it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -128,3 +134,46 @@ def _flat(entity: PIIEntity) -> str:
 
 #: types whose canonical form is not a plain folding of the text (country codes, IPv6 ``::``)
 _REFORMATTED_TYPES = frozenset({"PHONE_NUMBER", "IP_ADDRESS"})
+
+
+_LINK = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]{}\"'「」『』（）、。，]+", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.IGNORECASE)
+_TRAILING = ".,;:!?)]}>"
+#: a question that asks for a link, a site or an address, in English, German, Japanese and Chinese
+_ASKS_FOR_LINK = re.compile(
+    r"\b(?:links?|urls?|web ?sites?|web ?pages?|homepage|sites?|e-?mails?|mail address|contact|download"
+    r"|webseite|internetseite|e-mail-adresse|kontakt|herunterladen)\b"
+    r"|リンク|ＵＲＬ|サイト|ホームページ|ウェブ|メール|連絡先|アドレス|ダウンロード"
+    r"|链接|網址|网址|网站|網站|邮箱|邮件|電郵|联系|聯繫|下载",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link or e-mail address in an answer, and the numbers (from 1) of the passages holding it."""
+
+    value: str
+    kind: Literal["link", "email"]
+    passages: tuple[int, ...]
+
+
+def unasked_links(answer: str, question: str, passages: Sequence[str]) -> list[Link]:
+    """Links and e-mail addresses in ``answer`` that ``question`` neither contains nor asks for,
+    each with the passages that hold it (none: the model wrote it). A question that asks for a
+    link, a site, an address or a contact expects them: nothing is reported."""
+    if _ASKS_FOR_LINK.search(question):
+        return []
+    asked = question.casefold()
+    found: dict[str, Literal["link", "email"]] = {}
+    for m in _LINK.finditer(answer):
+        found.setdefault(m.group(0).rstrip(_TRAILING), "link")
+    for m in _EMAIL.finditer(answer):
+        if not any(m.group(0) in v for v in found):  # an address inside a link is the link's
+            found.setdefault(m.group(0), "email")
+    held = [p.casefold() for p in passages]
+    return [
+        Link(value, kind, tuple(n for n, p in enumerate(held, start=1) if value.casefold() in p))
+        for value, kind in found.items()
+        if value.casefold() not in asked
+    ]

@@ -88,6 +88,13 @@ ANSWER_WITHHELD = "The output guardrail withheld the answer: {flagged}."
 
 ANSWER_MASKED = "The output guardrail masked personal data not found in the sources ({kinds})."
 
+UNASKED_LINK = "The answer holds a {kind} the question did not ask for, {value} ({origin}); check it before you use it."
+"""``origin``: ``UNASKED_LINK_FROM`` or ``UNASKED_LINK_NOWHERE``."""
+
+UNASKED_LINK_FROM = "from {passages}"
+
+UNASKED_LINK_NOWHERE = "in none of the passages: the model wrote it"
+
 PASSAGE_WITHHELD = (
     "A passage from {label!r} was withheld: it holds instructions aimed at the assistant (injection score {score:.2f})."
 )

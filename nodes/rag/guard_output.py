@@ -4,7 +4,9 @@ NeMo Guardrails runs ``guardrails.output.check_output`` as the output rail's act
 data in the answer that no passage contains came from the model and is masked; an answer that
 repeats a line of the system prompts or other instruction text the passages do not contain has
 leaked its prompt and is replaced by the refusal, with no sources. Citations (``[1]``) are left
-as they are.
+as they are. A link or e-mail address the question did not ask for is left in the answer with a
+warning naming the passage it came from (``guardrails.output.unasked_links``): what a poisoned
+passage that got past the document rail wants an answer to carry.
 
 Streaming: this node runs after generation, so a client streaming the graph's ``messages``
 sees the generator's tokens before this check; the answer the run returns (``answer`` and the
@@ -23,8 +25,9 @@ from langgraph.runtime import Runtime
 from components.factory import Components
 from components.text import messages
 from graph.context import Context
-from graph.state import RAGState
+from graph.state import Passage, RAGState
 from guardrails import refusal
+from guardrails.output import unasked_links
 from guardrails.policy import POLICY
 from nodes.rag.generate_answer import passages_of
 from nodes.rag.rails import prompt_markers, rails_of
@@ -40,9 +43,10 @@ def make(c: Components) -> Node:
         if not answer:
             return {}
         language = state.get("language") or "en"
+        passages = passages_of(state)
         verdict = await rails_of(c).check_output(
             answer,
-            passages=[p["text"] for p in passages_of(state)],
+            passages=[p["text"] for p in passages],
             markers=prompt_markers(ctx),
             language=language,
             refusal=refusal(None, language),
@@ -61,8 +65,21 @@ def make(c: Components) -> Node:
             out["answer"] = verdict.text
             kinds = sorted({r.kind for r in verdict.redactions})
             notes.append(messages.ANSWER_MASKED.format(kinds=", ".join(kinds)))
+        if not verdict.flagged:
+            notes.extend(_link_notes(state.get("question") or "", out.get("answer", answer), passages))
         if notes:
             out["notes"] = notes
         return out
 
     return guard_output
+
+
+def _link_notes(question: str, answer: str, passages: list[Passage]) -> list[str]:
+    """A warning for each link or e-mail address in the answer that the question did not ask for."""
+    notes = []
+    for link in unasked_links(answer, question, [p["text"] for p in passages]):
+        held = [passages[n - 1] for n in link.passages]
+        named = ", ".join(f"[{p.get('n')}] {p.get('title') or 'a passage'!r}" for p in held)
+        origin = messages.UNASKED_LINK_FROM.format(passages=named) if held else messages.UNASKED_LINK_NOWHERE
+        notes.append(messages.UNASKED_LINK.format(kind=link.kind, value=link.value, origin=origin))
+    return notes

@@ -89,3 +89,20 @@ def test_one_sentence_of_its_own_makes_the_answer_analysed() -> None:
     passages = ["Jane Gibson leads the team. [1]"]
     v = check_output("Jane Gibson leads the team. [1] Her phone is 090-3141-5926.", context=passages)
     assert [e.entity_type for e in v.redactions] == ["PHONE_NUMBER"] and "Jane Gibson" in v.text
+
+
+def test_links_and_addresses_are_read_as_written_and_found_in_their_passages() -> None:
+    from guardrails.output import Link, unasked_links
+
+    answer = (
+        "詳しくは https://deals.example/a?b=1 を参照。See (www.deals.example/c), "
+        "write to sales@deals.example. Also https://mail.example/u/x@y.example/."
+    )
+    passages = ["Nothing here.", "Offers: HTTPS://DEALS.EXAMPLE/A?B=1 and sales@deals.example"]
+    assert unasked_links(answer, "How do I repot?", passages) == [
+        Link("https://deals.example/a?b=1", "link", (2,)),  # Japanese punctuation and case do not hide it
+        Link("www.deals.example/c", "link", ()),  # brackets and the sentence's full stop are not the link's
+        Link("https://mail.example/u/x@y.example/", "link", ()),  # an address inside a link is the link's
+        Link("sales@deals.example", "email", (2,)),
+    ]
+    assert unasked_links("No links in this answer [1].", "How do I repot?", passages) == []
