@@ -36,13 +36,22 @@ def make(c: Components) -> Node:
             try:
                 corpus = await asyncio.to_thread(c.corpus, collection)
                 log.info("collection statistics: %d chunks in %.1fs", corpus.size, time.perf_counter() - t0)
+            except Exception as e:  # an optimisation: whatever stops it, the ingested chunks stay and queries load it
+                log.warning(
+                    "collection statistics not refreshed after ingestion (the first search loads them): %s: %s",
+                    type(e).__name__,
+                    e,
+                )
+                return {}
+            try:
                 path = c.terms_path(collection)
                 settled = partial(settle_lengths, c.lexical(collection), path, version=corpus.version)
                 if await asyncio.to_thread(settled):
                     return {"version": (await asyncio.to_thread(c.corpus, collection)).version}
-            except Exception as e:  # an optimisation: whatever stops it, the ingested chunks stay and queries load it
+            except Exception as e:  # the weights stay as they were: searches still rank, a little less well
                 log.warning(
-                    "collection statistics not refreshed after ingestion (the first search loads them): %s: %s",
+                    "BM25 weights not rewritten for the collection's average length (the next ingestion "
+                    "tries again): %s: %s",
                     type(e).__name__,
                     e,
                 )
