@@ -65,6 +65,9 @@ class Corpus(Protocol):
     def idf(self) -> Mapping[str, float]: ...
 
     @property
+    def ranking(self) -> Mapping[str, float]: ...
+
+    @property
     def languages(self) -> frozenset[str]: ...
 
     @property
@@ -103,11 +106,17 @@ class StoreCorpus:
         self.version = terms.version
         self.size = terms.chunks
         self._idf = terms.idf()
+        self._ranking = terms.ranking_scale()
         self._memo: dict[str, Any] = {}
 
     @property
     def idf(self) -> Mapping[str, float]:
         return self._idf
+
+    @property
+    def ranking(self) -> Mapping[str, float]:
+        """Per term, what a BM25 query scales its count by (``TermStats.ranking_scale``)."""
+        return self._ranking
 
     @property
     def languages(self) -> frozenset[str]:
@@ -154,7 +163,7 @@ class StoreCorpus:
         return self.index.count(_all(where)) > 0
 
     def top(self, tokens: Sequence[str], *, limit: int, where: Sequence[Selects]) -> list[tuple[dict[str, Any], float]]:
-        hits = self.lexical.search(tokens, limit=limit, query_filter=_all(where))
+        hits = self.lexical.search(tokens, limit=limit, query_filter=_all(where), scale=self._ranking)
         return [(dict(h.payload or {}), float(h.score)) for h in hits]
 
 

@@ -17,9 +17,12 @@ true one (``LexicalIndex.reweigh``). A stored vector holds what that needs: the 
 with known parameters give back each term's count and the chunk's length (``read_back``), so no
 text is tokenized again.
 
-The IDF is the engine's, ``ln(1 + (N − n + 0.5)/(n + 0.5))`` (Lucene's), not rank-bm25's Okapi
-form, which gives no weight to a term in half the chunks of a small collection; decision 0003
-measures what the two forms and the first batch's estimate of ``avgdl`` do to rankings.
+The engine's IDF is Lucene's, ``ln(1 + (N − n + 0.5)/(n + 0.5))`` (``engine_idf``). Ranking uses
+rank-bm25's Okapi form ``ln((N − n + 0.5)/(n + 0.5))`` instead, floored so that every term keeps a
+positive weight (``termstats.TermStats.ranking_scale``): a query scales each term's count by the
+ratio of the two, so the engine's product is the Okapi idf, and where the collection's term
+statistics cannot be had a query keeps the engine's own. Decision 0003 measures what the two
+forms and the first batch's estimate of ``avgdl`` do to rankings.
 
 Terms become dimensions by a stable 31-bit hash: no vocabulary to keep in step between
 processes; two terms sharing a dimension (about one pair per ten thousand at 100k distinct terms)
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -137,11 +140,21 @@ def reweighted(vector: models.SparseVector, written: LexicalParams, now: Lexical
     return models.SparseVector(indices=terms.keys.tolist(), values=(tf * (now.k1 + 1.0) / (tf + norm)).tolist())
 
 
-def query_vector(tokens: Sequence[str]) -> models.SparseVector:
-    """A query: each term with how often the query holds it."""
-    counts = Counter(term_key(t) for t in tokens)
-    keys = sorted(counts)
-    return models.SparseVector(indices=keys, values=[float(counts[k]) for k in keys])
+def engine_idf(n: np.ndarray, chunks: int) -> np.ndarray:
+    """The IDF the engine multiplies a term's weights by (Qdrant's IDF modifier, Lucene's form),
+    for terms in ``n`` of ``chunks`` chunks."""
+    return np.log1p((chunks - n + 0.5) / (n + 0.5))
+
+
+def query_vector(tokens: Sequence[str], scale: Mapping[str, float] | None = None) -> models.SparseVector:
+    """A query: each term with how often the query holds it, times its ``scale`` (the ranking
+    idf over the engine's, ``TermStats.ranking_scale``; 1 for a term the table lacks)."""
+    weights: dict[int, float] = {}
+    for token, count in Counter(tokens).items():
+        key = term_key(token)
+        weights[key] = weights.get(key, 0.0) + count * (scale.get(token, 1.0) if scale is not None else 1.0)
+    keys = sorted(weights)
+    return models.SparseVector(indices=keys, values=[float(weights[k]) for k in keys])
 
 
 def sparse_config() -> dict[str, models.SparseVectorParams]:
@@ -217,9 +230,11 @@ class LexicalIndex:
         limit: int,
         query_filter: models.Filter | None = None,
         with_payload: bool | Sequence[str] = True,
+        scale: Mapping[str, float] | None = None,
     ) -> list[Any]:
+        """The best chunks for these query tokens; ``scale`` as for ``query_vector``."""
         return self.index.search_sparse(
-            SPARSE, query_vector(query_tokens), limit=limit, query_filter=query_filter, with_payload=with_payload
+            SPARSE, query_vector(query_tokens, scale), limit=limit, query_filter=query_filter, with_payload=with_payload
         )
 
     def _stored(self, where: models.Filter | None) -> Iterable[tuple[Any, models.SparseVector]]:

@@ -10,7 +10,10 @@ chunks it replaces or deletes, so that a 10-document change costs those document
 
 The idf is rank-bm25's Okapi formula over these counts, ``ln((N − n + 0.5) / (n + 0.5))`` with
 terms in more than half the chunks floored to a quarter of the mean idf (``BM25Okapi.idf``), on
-which the graders' thresholds were calibrated (ranking uses the engine's own idf: ``lexical``). The
+which the graders' thresholds were calibrated. Ranking weighs a term by the same Okapi idf, floored
+at a quarter of the engine's idf for that term so that no term of a small collection weighs
+nothing or less (``ranking_scale``): the engine applies its own IDF, so a query scales each term
+by the ratio of the two (``lexical``; decision 0003 measures the forms). The
 table also sums the chunks' lengths: BM25's average length, which the stored weights were computed
 with, is checked against it after an ingestion (``lexical.AVGDL_TOLERANCE``).
 """
@@ -28,13 +31,16 @@ from pathlib import Path
 
 import numpy as np
 
-from components.stores.lexical import ChunkTerms, term_key
+from components.stores.lexical import ChunkTerms, engine_idf, term_key
 
 log = logging.getLogger(__name__)
 
 FORMAT = 2
 EPSILON = 0.25
 """rank-bm25's floor for terms in more than half the chunks, as a share of the mean idf."""
+RANKING_FLOOR = 0.25
+"""The least share of the engine's idf the ranking gives a term: Okapi's idf falls to zero at half
+the chunks and below it past that, so without a floor "salary" in one of two notes finds nothing."""
 
 
 def _counts(chunks: Iterable[ChunkTerms]) -> tuple[np.ndarray, np.ndarray, int, float]:
@@ -89,6 +95,16 @@ class TermStats:
         if len(raw):
             raw = np.where(raw < 0, EPSILON * float(raw.mean()), raw)
         return TermIdf(self.keys, raw)
+
+    def ranking_scale(self) -> TermIdf:
+        """Per term, the factor that turns the engine's IDF into the ranking's: Okapi's
+        ``ln((N − n + 0.5)/(n + 0.5))``, at least a quarter of the engine's
+        ``ln(1 + (N − n + 0.5)/(n + 0.5))`` (so positive, and never rising with ``n``), over the
+        engine's. The floor only touches terms in more than about 45% of the chunks."""
+        n = np.asarray(self.df, dtype=np.float64)
+        engine = engine_idf(n, self.chunks)
+        okapi = np.log(self.chunks - n + 0.5) - np.log(n + 0.5)
+        return TermIdf(self.keys, np.maximum(okapi / engine, RANKING_FLOOR) if len(n) else n)
 
     # ------------------------------------------------------------------ file
     def save(self, path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -30,9 +31,11 @@ def make(c: Components) -> Node:
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
         limit = max(ctx.candidates, state["top_k"])
         queries = for_retrieval(state, state.get("queries") or [])
-        # BM25 and its filters run in the store, beside the vectors (components/stores/lexical.py)
+        # BM25 and its filters run in the store, beside the vectors, each query term weighed by the
+        # collection's ranking idf (components/stores/lexical.py)
         lexical = await asyncio.to_thread(c.lexical, state["collection"])
-        search = partial(engine_search, lexical, queries, filters, limit=limit, fields=LISTED)
+        scale = await asyncio.to_thread(ranking_scale, c, state["collection"])
+        search = partial(engine_search, lexical, queries, filters, limit=limit, fields=LISTED, scale=scale)
         hits, timings = await asyncio.wait_for(asyncio.to_thread(search), timeout=c.settings.bm25_timeout)
         return {
             "bm25_hits": [[h.to_dict() for h in q] for q in hits],
@@ -41,6 +44,16 @@ def make(c: Components) -> Node:
         }
 
     return retrieve_bm25
+
+
+def ranking_scale(c: Components, collection: str) -> Mapping[str, float] | None:
+    """The collection's ranking idf per term (``Corpus.ranking``), or None, so that the engine's
+    own IDF ranks, when its term statistics cannot be read."""
+    try:
+        return c.corpus(collection).ranking
+    except Exception as e:
+        log.warning("BM25 ranks with the store's own IDF: the term statistics of %r are unreadable (%s)", collection, e)
+        return None
 
 
 bm25_failed = Fallback(

@@ -261,6 +261,21 @@ def test_bm25_failure_falls_back_to_dense(indexed: Any, monkeypatch: pytest.Monk
     assert any("dense retrieval only" in w for w in out["warnings"])
 
 
+def test_bm25_ranks_with_the_store_s_idf_when_the_term_statistics_are_unreadable(
+    indexed: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    c, _ = indexed
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("term statistics unreadable")
+
+    monkeypatch.setattr(Components, "corpus", broken)
+    out = run(c, question="monstera watering", top_k=3)
+    assert any("bm25" in r["ranks"] for r in out["results"])
+    assert out["results"][0]["title"] == "Monstera Care"
+    assert any("BM25 ranks with the store's own IDF" in r.getMessage() for r in caplog.records)
+
+
 @pytest.mark.parametrize("fmt", search_formats.FORMATS)
 def test_every_format_renders(indexed: Any, fmt: str) -> None:
     c, _ = indexed

@@ -17,7 +17,7 @@ from rank_bm25 import BM25Okapi
 from components.retrieval.filters import Condition, FieldFilter, SearchFilters
 from components.retrieval.results import explain_empty
 from components.stores.corpus import StoreCorpus, field_values, open_store_corpus, record_write, settle_lengths
-from components.stores.lexical import LexicalIndex, search_text, sparse_config, term_key
+from components.stores.lexical import LexicalIndex, engine_idf, search_text, sparse_config, term_key
 from components.stores.qdrant import QdrantIndex
 from components.stores.termstats import TermStats
 from components.text.tokenizer import Tokenizer
@@ -161,6 +161,18 @@ def test_the_idf_is_rank_bm25_s_including_its_floor(store: Any) -> None:
         assert ours[t] == pytest.approx(theirs[t]), t
     assert any(theirs[t] > 0 for t in terms) and "never-seen" not in ours
     assert max(ours.values()) == pytest.approx(max(theirs.values()))
+
+
+def test_the_ranking_weighs_every_term_positively_and_rarer_terms_more() -> None:
+    for chunks in (1, 2, 7, 1000):
+        df = np.arange(1, chunks + 1)
+        stats = TermStats(np.arange(chunks), df, chunks, 10.0 * chunks, 1, "tok")
+        ranking = np.array(list(stats.ranking_scale().values())) * engine_idf(df.astype(float), chunks)
+        assert (ranking > 0).all(), chunks
+        assert (np.diff(ranking) <= 1e-12).all(), chunks  # a term in more chunks never weighs more
+        okapi = np.log((chunks - df + 0.5) / (df + 0.5))
+        rare = df <= chunks * 0.4
+        assert ranking[rare] == pytest.approx(okapi[rare]), chunks  # Okapi's own idf below the floor's reach
 
 
 def test_statistics_moved_along_writes_equal_a_fresh_count(store: Any) -> None:

@@ -4,6 +4,7 @@ with the command that gives it them (`rag migrate`), which computes them from th
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from components.stores.lexical import (
 )
 from components.stores.migrate import weigh
 from components.stores.qdrant import QdrantIndex
+from components.stores.termstats import TermStats
 from components.text.tokenizer import Tokenizer
 
 DIM = 4
@@ -80,6 +82,32 @@ def test_the_engine_ranks_as_rank_bm25_does(store: Any) -> None:
         engine, _ = engine_search(lexical, [q], SearchFilters(), limit=3)
         best = points[int(np.argmax(okapi.get_scores(tok(q))))]
         assert docs(engine[0])[0] == best.payload["doc_id"], q
+
+
+def test_a_scaled_query_scores_each_chunk_with_the_okapi_idf_floored_to_stay_positive(store: Any) -> None:
+    index, tok = store
+    write(index, tok, {"trip": ("work", "Travel to Osaka by train.")})  # "travel": in half the chunks
+    lexical = LexicalIndex(index, tok)
+    params = lexical.params()
+    assert params is not None
+    points = list(index.scroll())
+    chunks = [tok(search_text(dict(p.payload))) for p in points]
+    stats = TermStats.of(lexical.terms(), version=1, tokenizer=tok.signature)
+    df = Counter(t for c in chunks for t in set(c))
+    n_all = len(chunks)
+    engine = {t: math.log(1 + (n_all - n + 0.5) / (n + 0.5)) for t, n in df.items()}
+    okapi = {t: max(math.log((n_all - n + 0.5) / (n + 0.5)), 0.25 * engine[t]) for t, n in df.items()}
+    assert min(okapi.values()) > 0 and okapi["travel"] == 0.25 * engine["travel"]
+    for q in ("出汁の取り方", "salaries and travel", "travel", "budget travel water", "monstera water", "豚骨スープ"):
+        terms = Counter(tok(q))
+        hits, _ = engine_search(lexical, [q], SearchFilters(), limit=5, scale=stats.ranking_scale())
+        assert hits[0], q
+        for hit in hits[0]:
+            chunk = chunks[[str(p.id) for p in points].index(hit.point_id)]
+            stored = document_vector(chunk, params)
+            weights = dict(zip(stored.indices, stored.values, strict=True))
+            expected = sum(k * okapi[t] * weights[term_key(t)] for t, k in terms.items() if t in df and t in chunk)
+            assert hit.score == pytest.approx(expected, rel=1e-4), (q, hit.payload["doc_id"])
 
 
 def test_stored_weights_give_back_each_term_s_count_and_the_chunk_s_length() -> None:
