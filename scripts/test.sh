@@ -23,4 +23,5 @@ mkdir -p .rag
     cat .rag/mypy.log
     if (( gate != 0 || typed != 0 )); then echo "quality gate exit $gate, mypy exit $typed" >&2; exit 1; fi'
 phase "gate passed; tests"
-.venv/bin/python scripts/peak_memory.py --label pytest --json .rag/pytest-peak.json -- .venv/bin/python -m pytest -q "$@"
+# the 25 slowest tests are listed at the end: where the run's minutes go when the budget tightens
+.venv/bin/python scripts/peak_memory.py --label pytest --json .rag/pytest-peak.json -- .venv/bin/python -m pytest -q --durations=25 "$@"
