@@ -95,6 +95,14 @@ UNASKED_LINK_FROM = "from {passages}"
 
 UNASKED_LINK_NOWHERE = "in none of the passages: the model wrote it"
 
+SECRET_REQUEST = (
+    "The answer asks you to hand over a password, code, key or card number, which the question did not ask about "
+    "({origin}): {sentence!r}. Do not send one on the strength of this answer."
+)
+"""``origin``: ``SECRET_REQUEST_FROM`` or ``UNASKED_LINK_NOWHERE``."""
+
+SECRET_REQUEST_FROM = "passages that ask for one: {passages}"
+
 PASSAGE_WITHHELD = (
     "A passage from {label!r} was withheld: it holds instructions aimed at the assistant (injection score {score:.2f})."
 )

@@ -27,7 +27,7 @@ from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState
 from guardrails import refusal
-from guardrails.output import unasked_links
+from guardrails.output import requests_for_secrets, unasked_links
 from guardrails.policy import POLICY
 from nodes.rag.generate_answer import passages_of
 from nodes.rag.rails import prompt_markers, rails_of
@@ -66,7 +66,9 @@ def make(c: Components) -> Node:
             kinds = sorted({r.kind for r in verdict.redactions})
             notes.append(messages.ANSWER_MASKED.format(kinds=", ".join(kinds)))
         if not verdict.flagged:
-            notes.extend(_link_notes(state.get("question") or "", out.get("answer", answer), passages))
+            question, shown = state.get("question") or "", out.get("answer", answer)
+            notes.extend(_link_notes(question, shown, passages))
+            notes.extend(_secret_notes(question, shown, passages))
         if notes:
             out["notes"] = notes
         return out
@@ -78,8 +80,23 @@ def _link_notes(question: str, answer: str, passages: list[Passage]) -> list[str
     """A warning for each link or e-mail address in the answer that the question did not ask for."""
     notes = []
     for link in unasked_links(answer, question, [p["text"] for p in passages]):
-        held = [passages[n - 1] for n in link.passages]
-        named = ", ".join(f"[{p.get('n')}] {p.get('title') or 'a passage'!r}" for p in held)
-        origin = messages.UNASKED_LINK_FROM.format(passages=named) if held else messages.UNASKED_LINK_NOWHERE
+        named = _named(passages, link.passages)
+        origin = messages.UNASKED_LINK_FROM.format(passages=named) if named else messages.UNASKED_LINK_NOWHERE
         notes.append(messages.UNASKED_LINK.format(kind=link.kind, value=link.value, origin=origin))
     return notes
+
+
+def _secret_notes(question: str, answer: str, passages: list[Passage]) -> list[str]:
+    """A warning for each sentence of the answer asking the reader for a secret the question did not
+    ask about (a poisoned passage's phishing, in the model's words)."""
+    notes = []
+    for req in requests_for_secrets(answer, question, [p["text"] for p in passages]):
+        named = _named(passages, req.passages)
+        origin = messages.SECRET_REQUEST_FROM.format(passages=named) if named else messages.UNASKED_LINK_NOWHERE
+        notes.append(messages.SECRET_REQUEST.format(sentence=req.sentence, origin=origin))
+    return notes
+
+
+def _named(passages: list[Passage], numbers: tuple[int, ...]) -> str:
+    """``[n] 'title'`` of each of these passages (numbered from 1), or '' for none."""
+    return ", ".join(f"[{p.get('n')}] {p.get('title') or 'a passage'!r}" for p in (passages[n - 1] for n in numbers))
