@@ -235,8 +235,10 @@ def requests_for_secrets(answer: str, question: str, passages: Sequence[str]) ->
     with the passages that ask for a secret as well (none: the model wrote it)."""
     if _SECRET.search(question) or _ABOUT_SIGNING_IN.search(question):
         return []
-    asking = tuple(n for n, p in enumerate(passages, start=1) if any(_asks(x) for x in _sentences(p)))
     found = [" ".join(x.split()) for x in _sentences(_CITED.sub("", answer)) if _asks(x)]
+    if not found:
+        return []
+    asking = tuple(n for n, p in enumerate(passages, start=1) if any(_asks(x) for x in _sentences(p)))
     return [SecretRequest(x, asking) for x in dict.fromkeys(found)]
 
 

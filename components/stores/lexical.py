@@ -4,8 +4,8 @@ A chunk's vector holds, for each of its terms (our Japanese/English tokenizer's 
 saturated term frequency ``tf·(k1+1) / (tf + k1·(1 − b + b·len/avgdl))``; the collection's
 sparse vector is declared with the IDF modifier, so the engine multiplies by each term's IDF over
 the live collection at query time. A query's vector holds each term's count (BM25 sums over the
-query's terms), scaled to the ranking's idf (below). Writing a chunk therefore costs that chunk only, and filters apply inside the
-engine, where the in-memory index had to be rebuilt whole after every write
+query's terms), scaled to the ranking's idf (below). Writing a chunk therefore costs that chunk
+only, and filters apply inside the engine, where the in-memory index had to be rebuilt whole after every write
 (docs/decisions/0016-embedded-engine-candidate.md: nDCG@10 within 0.0004 of rank-bm25's Okapi
 statistics on SciFact train, 0.0001 on JSQuAD test).
 
