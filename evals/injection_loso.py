@@ -294,11 +294,13 @@ def leave_one_source_out(
 
 
 def pooled(rows: list[dict[str, Any]], scores: np.ndarray, thresholds: np.ndarray) -> dict[str, Any]:
-    """Recall and FPR pooled over all left-out scores, per language and per category."""
+    """Recall and FPR pooled over all left-out scores, per language, per category and per both
+    (benign requests per language is one of the issue's targets)."""
     cells: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r, s, t in zip(rows, scores, thresholds, strict=True):
         hit = int(s >= t)
-        for key in ("all", f"lang:{lang_bucket(r['lang'])}", f"category:{r['category']}"):
+        lang = lang_bucket(r["lang"])
+        for key in ("all", f"lang:{lang}", f"category:{r['category']}", f"{lang}/{r['category']}"):
             cell = cells[f"{key}:{r['label']}"]
             cell[0] += hit
             cell[1] += 1
