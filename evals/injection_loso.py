@@ -72,6 +72,7 @@ class Options:
     row_weights: bool = False  #: each row weighs 1 however many windows it has (else each window)
     per_language: bool = True  #: the FPR cap holds in every language (else over all benign lines)
     inner_by: str = "source"  #: what the threshold's folds group by: "source" or "group"
+    center_languages: bool = False  #: subtract each language's mean benign vector (from the training rows) from e5
     hard_negatives: float = 1.0  #: refit with benign windows the first fit scored as attacks weighed this much more
 
 
@@ -87,9 +88,15 @@ class Design:
     e5: np.ndarray  #: one e5 vector per item (a clause item repeats its window's)
     chars: sparse.csr_matrix | None
     n_rows: int
+    lang: np.ndarray  #: language bucket of each item's row
 
-    def matrix(self, items: np.ndarray, weight: float) -> sparse.csr_matrix:
-        dense = sparse.csr_matrix(self.e5[items])
+    def matrix(
+        self, items: np.ndarray, weight: float, centers: dict[str, np.ndarray] | None = None
+    ) -> sparse.csr_matrix:
+        e5 = self.e5[items]
+        if centers is not None:
+            e5 = e5 - nearest_center(e5, centers)
+        dense = sparse.csr_matrix(e5)
         if self.chars is None:
             return dense
         return sparse.hstack([dense, self.chars[items] * weight], format="csr")
@@ -134,7 +141,9 @@ def build_design(rows: list[dict[str, Any]], embed: Encode, options: Options) ->
                 item_text.append(c)
                 is_window.append(False)
     chars = _char_matrix(item_text, options.n_features) if options.chars else None
-    return Design(np.asarray(item_owner), np.asarray(is_window), vectors[np.asarray(item_e5)], chars, len(rows))
+    langs = np.asarray([lang_bucket(r["lang"]) for r in rows])
+    owners = np.asarray(item_owner)
+    return Design(owners, np.asarray(is_window), vectors[np.asarray(item_e5)], chars, len(rows), langs[owners])
 
 
 @dataclass(frozen=True)
@@ -143,6 +152,7 @@ class Linear:
 
     coef: np.ndarray
     intercept: float
+    centers: dict[str, np.ndarray] | None = None
 
     def logits(self, x: sparse.csr_matrix) -> np.ndarray:
         return np.asarray(x @ self.coef).ravel() + self.intercept
@@ -171,7 +181,8 @@ def fit_rows(design: Design, y_rows: np.ndarray, train_rows: np.ndarray, options
     """The detector fit on the windows of ``train_rows`` only."""
     items = np.flatnonzero(design.is_window & np.isin(design.owner, train_rows))
     y = y_rows[design.owner[items]]
-    x = design.matrix(items, options.char_weight)
+    centers = _centers(design, items[y == 0]) if options.center_languages else None
+    x = design.matrix(items, options.char_weight, centers)
     w = _weights(y, design.owner[items], options.row_weights)
     model = fit(x, y, w)
     if options.hard_negatives != 1.0:
@@ -180,13 +191,31 @@ def fit_rows(design: Design, y_rows: np.ndarray, train_rows: np.ndarray, options
         hard = (y == 0) & (model.logits(x) > 0)
         w = np.where(hard, w * options.hard_negatives, w)
         model = fit(x, y, w)
-    return model
+    return Linear(model.coef, model.intercept, centers)
+
+
+def nearest_center(vectors: np.ndarray, centers: dict[str, np.ndarray]) -> np.ndarray:
+    """Per vector, the language center nearest to it: the language read off the vector itself, so
+    that scoring needs no language detector (e5 vectors cluster by language)."""
+    stack = np.stack(list(centers.values()))
+    d = ((vectors[:, None, :] - stack[None, :, :]) ** 2).sum(axis=2)
+    return np.asarray(stack[np.argmin(d, axis=1)], dtype=np.float32)
+
+
+def _centers(design: Design, benign_items: np.ndarray) -> dict[str, np.ndarray]:
+    """Each language's mean benign e5 vector over the training windows (all benign for a language without any)."""
+    overall = design.e5[benign_items].mean(axis=0)
+    out = {}
+    for lang in (*LANGS, "other"):
+        mine = benign_items[design.lang[benign_items] == lang]
+        out[lang] = design.e5[mine].mean(axis=0) if len(mine) else overall
+    return out
 
 
 def score_rows(design: Design, model: Linear, rows: np.ndarray, options: Options) -> np.ndarray:
     """Per row in ``rows``: the probability of its highest item (window or clause)."""
     items = np.flatnonzero(np.isin(design.owner, rows))
-    z = model.logits(design.matrix(items, options.char_weight))
+    z = model.logits(design.matrix(items, options.char_weight, model.centers))
     best = np.full(design.n_rows, -np.inf)
     np.maximum.at(best, design.owner[items], z)
     return 1.0 / (1.0 + np.exp(-best[rows]))
@@ -345,4 +374,6 @@ def head_json(model: Linear, threshold: float, options: Options, e5_dim: int) ->
             "values": [round(float(x), 5) for x in char[nz]],
         }
         out["clauses"] = options.clauses
+    if model.centers is not None:
+        out["centers"] = [[round(float(x), 6) for x in c] for c in model.centers.values()]
     return out

@@ -113,9 +113,23 @@ class Head:
     threshold: float
     char_coef: np.ndarray | None = None
     clauses: bool = False
+    centers: np.ndarray | None = None
+
+    def centered(self, vectors: np.ndarray) -> np.ndarray:
+        """``vectors`` less the nearest language center, when the head was trained so.
+
+        Why: e5 vectors cluster by language, and public attacks are mostly English, so a model
+        on raw vectors learns "not English, not an attack"; each language's mean benign vector
+        taken out (the language read off the vector as its nearest center, no detector needed)
+        lets what was learnt in English carry to German, Japanese and Chinese."""
+        v = np.asarray(vectors, dtype=np.float32)
+        if self.centers is None or len(v) == 0:
+            return v
+        d = ((v[:, None, :] - self.centers[None, :, :]) ** 2).sum(axis=2)
+        return np.asarray(v - self.centers[np.argmin(d, axis=1)], dtype=np.float32)
 
     def probability(self, vectors: np.ndarray) -> np.ndarray:
-        z = np.asarray(vectors, dtype=np.float32) @ self.coef + self.intercept
+        z = self.centered(vectors) @ self.coef + self.intercept
         return _sigmoid(z)
 
     def char_logit(self, text: str) -> float:
@@ -132,7 +146,7 @@ class Head:
     def text_probabilities(self, vectors: np.ndarray, texts: list[str]) -> tuple[np.ndarray, list[str]]:
         """Per window: the highest probability over the window and (with ``clauses``) each of its
         clauses, and the text that carried it."""
-        base = np.asarray(vectors, dtype=np.float32) @ self.coef + self.intercept
+        base = self.centered(vectors) @ self.coef + self.intercept
         if self.char_coef is None:
             return _sigmoid(base), list(texts)
         best = np.empty(len(texts))
@@ -160,6 +174,7 @@ class Head:
             float(d["threshold"]),
             char_coef,
             bool(d.get("clauses", False)),
+            np.asarray(d["centers"], dtype=np.float32) if d.get("centers") else None,
         )
 
 
