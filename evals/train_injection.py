@@ -2,12 +2,16 @@
 
     python -m evals.train_injection [--data guardrails/data/injection_dev.jsonl] [--report FILE]
     python -m evals.train_injection --leave-one-source-out [--chars] [--clauses] [--cache DIR]
+    python -m evals.train_injection --all-sources [--out FILE]
 
 ``--leave-one-source-out`` judges the detector instead of shipping it: every source of
 ``injection_dev.jsonl`` and ``guardrails/data/injection/*.jsonl`` is left out in turn, the model
 and its threshold are fit on the others only, and the left-out source is scored
 (``evals.injection_loso``; report in ``evals/reports/train-injection-loso.json``). Embeddings are
-cached on disk (``--cache``), so a rerun takes seconds.
+cached on disk (``--cache``): the first run embeds for about 25 minutes, a rerun takes about 80 s.
+``--all-sources`` fits the same recipe on every source and writes its query head (the passage
+head is kept). Across sources the recipe defaults to language centers, lines weighing 1 and
+C = 0.1 (docs/decisions/0028-injection-judged-by-source.md says why).
 
 Without the flag:
 
