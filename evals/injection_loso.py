@@ -1,0 +1,379 @@
+"""The injection detector judged by leaving one source out (issue 35).
+
+Why: a development set written by the detector's authors measures its authors. Here every
+``source`` (one public dataset and its translations, or the project's own set as a whole) is in
+turn the only data the model has never seen: the classifier is fit on all other sources, its
+threshold is chosen on out-of-fold scores of those other sources only (folds grouped by source,
+so the threshold is set on sources the fold's model did not see either), and then the left-out
+source is scored once. Nothing about the scored source (its lines, its labels, its score
+distribution) reaches the fit or the threshold.
+
+The design the detector reads (``Design``) is built once for all rows: e5 query vectors of every
+window the detector reads (``guardrails.injection.read_pieces``), and, when asked for, hashed
+character n-grams of each window and of each clause of it (the window's vector beside the
+clause's n-grams), exactly as ``guardrails.injection.Head`` scores at question time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from guardrails.injection import CHAR_FEATURES, char_ngrams, clauses, read_pieces
+
+log = logging.getLogger(__name__)
+
+DEV = Path("guardrails/data/injection_dev.jsonl")
+PUBLIC = Path("guardrails/data/injection")
+DEV_SOURCE = "injection_dev"
+LANGS = ("en", "de", "ja", "zh")
+
+Encode = Callable[[list[str]], np.ndarray]
+Fit = Callable[[sparse.csr_matrix, np.ndarray, np.ndarray], "Linear"]
+
+
+def load_sources(dev: Path = DEV, public: Path = PUBLIC) -> list[dict[str, Any]]:
+    """Every line of the dev file (as one source, ``injection_dev``) and of each public file."""
+    rows: list[dict[str, Any]] = []
+    for path in [dev, *sorted(public.glob("*.jsonl"))]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if path == dev:
+                    row = {**row, "source": DEV_SOURCE}
+                rows.append(row)
+    return rows
+
+
+def lang_bucket(lang: str) -> str:
+    return lang if lang in LANGS else "other"
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the detector reads and how it is fit."""
+
+    chars: bool = False  #: hashed character n-grams beside the e5 vector
+    clauses: bool = False  #: also score each clause of a window (needs ``chars``)
+    char_weight: float = 1.0  #: scale of the n-gram block against the unit-norm e5 vector
+    n_features: int = CHAR_FEATURES
+    c: float = 4.0  #: inverse regularisation
+    max_fpr: float = 0.03
+    inner_folds: int = 4  #: folds (grouped by source) for the out-of-fold threshold
+    row_weights: bool = False  #: each row weighs 1 however many windows it has (else each window)
+    per_language: bool = True  #: the FPR cap holds in every language (else over all benign lines)
+    inner_by: str = "source"  #: what the threshold's folds group by: "source" or "group"
+    center_languages: bool = False  #: subtract each language's mean benign vector (from the training rows) from e5
+    hard_negatives: float = 1.0  #: refit with benign windows the first fit scored as attacks weighed this much more
+
+
+@dataclass
+class Design:
+    """Per scored item (a window, or a clause of a window): its row, its e5 row and its n-grams.
+
+    Training uses the window items only (a clause has no label of its own); scoring takes each
+    row's highest item, as the detector does."""
+
+    owner: np.ndarray  #: row index of each item
+    is_window: np.ndarray  #: False for clause items
+    e5: np.ndarray  #: one e5 vector per item (a clause item repeats its window's)
+    chars: sparse.csr_matrix | None
+    n_rows: int
+    lang: np.ndarray  #: language bucket of each item's row
+
+    def matrix(
+        self, items: np.ndarray, weight: float, centers: dict[str, np.ndarray] | None = None
+    ) -> sparse.csr_matrix:
+        e5 = self.e5[items]
+        if centers is not None:
+            e5 = e5 - nearest_center(e5, centers)
+        dense = sparse.csr_matrix(e5)
+        if self.chars is None:
+            return dense
+        return sparse.hstack([dense, self.chars[items] * weight], format="csr")
+
+
+def _char_matrix(texts: Sequence[str], n_features: int) -> sparse.csr_matrix:
+    indptr = [0]
+    indices: list[int] = []
+    data: list[float] = []
+    cache: dict[str, dict[int, float]] = {}
+    for t in texts:
+        grams = cache.get(t)
+        if grams is None:
+            grams = cache[t] = char_ngrams(t, n_features)
+        indices.extend(grams.keys())
+        data.extend(grams.values())
+        indptr.append(len(indices))
+    return sparse.csr_matrix(
+        (np.asarray(data, dtype=np.float32), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
+        shape=(len(texts), n_features),
+    )
+
+
+def build_design(rows: list[dict[str, Any]], embed: Encode, options: Options) -> Design:
+    """Windows of every row as the detector reads them, embedded through ``embed`` (cached by the caller)."""
+    owner: list[int] = []
+    texts: list[str] = []
+    for i, r in enumerate(rows):
+        for _, w in read_pieces(r["text"]):
+            owner.append(i)
+            texts.append(w)
+    vectors = embed(texts)
+    item_owner = list(owner)
+    item_e5 = list(range(len(texts)))
+    item_text = list(texts)
+    is_window = [True] * len(texts)
+    if options.clauses:
+        for j, w in enumerate(texts):
+            for c in clauses(w):
+                item_owner.append(owner[j])
+                item_e5.append(j)
+                item_text.append(c)
+                is_window.append(False)
+    chars = _char_matrix(item_text, options.n_features) if options.chars else None
+    langs = np.asarray([lang_bucket(r["lang"]) for r in rows])
+    owners = np.asarray(item_owner)
+    return Design(owners, np.asarray(is_window), vectors[np.asarray(item_e5)], chars, len(rows), langs[owners])
+
+
+@dataclass(frozen=True)
+class Linear:
+    """A fitted linear model: logit = x . coef + intercept."""
+
+    coef: np.ndarray
+    intercept: float
+    centers: dict[str, np.ndarray] | None = None
+
+    def logits(self, x: sparse.csr_matrix) -> np.ndarray:
+        return np.asarray(x @ self.coef).ravel() + self.intercept
+
+
+def fit_logistic(x: sparse.csr_matrix, y: np.ndarray, sample_weight: np.ndarray, c: float = 4.0) -> Linear:
+    """Class-balanced logistic regression (the balance is in ``sample_weight``)."""
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=c, max_iter=3000, tol=1e-4).fit(x, y, sample_weight=sample_weight)
+    return Linear(np.asarray(model.coef_[0], dtype=np.float64), float(model.intercept_[0]))
+
+
+def _weights(y: np.ndarray, owner: np.ndarray, by_row: bool) -> np.ndarray:
+    """The two classes weigh the same in total; with ``by_row`` each row weighs 1 whatever its
+    number of windows (a 4,000-character e-mail does not outvote 20 questions)."""
+    w = 1.0 / np.bincount(owner)[owner] if by_row else np.ones(len(y))
+    for label in (0, 1):
+        mask = y == label
+        if mask.any():
+            w[mask] *= len(y) / (2.0 * w[mask].sum())
+    return w
+
+
+def fit_rows(design: Design, y_rows: np.ndarray, train_rows: np.ndarray, options: Options, fit: Fit) -> Linear:
+    """The detector fit on the windows of ``train_rows`` only."""
+    items = np.flatnonzero(design.is_window & np.isin(design.owner, train_rows))
+    y = y_rows[design.owner[items]]
+    centers = _centers(design, items[y == 0]) if options.center_languages else None
+    x = design.matrix(items, options.char_weight, centers)
+    w = _weights(y, design.owner[items], options.row_weights)
+    model = fit(x, y, w)
+    if options.hard_negatives != 1.0:
+        # hard-negative mining: the benign windows the first fit put on the attack side (imperatives
+        # full of attack words, e-mails that read like the planted ones) count more in a second fit
+        hard = (y == 0) & (model.logits(x) > 0)
+        w = np.where(hard, w * options.hard_negatives, w)
+        model = fit(x, y, w)
+    return Linear(model.coef, model.intercept, centers)
+
+
+def nearest_center(vectors: np.ndarray, centers: dict[str, np.ndarray]) -> np.ndarray:
+    """Per vector, the language center nearest to it: the language read off the vector itself, so
+    that scoring needs no language detector (e5 vectors cluster by language)."""
+    stack = np.stack(list(centers.values()))
+    d = ((vectors[:, None, :] - stack[None, :, :]) ** 2).sum(axis=2)
+    return np.asarray(stack[np.argmin(d, axis=1)], dtype=np.float32)
+
+
+def _centers(design: Design, benign_items: np.ndarray) -> dict[str, np.ndarray]:
+    """Each language's mean benign e5 vector over the training windows (all benign for a language without any)."""
+    overall = design.e5[benign_items].mean(axis=0)
+    out = {}
+    for lang in (*LANGS, "other"):
+        mine = benign_items[design.lang[benign_items] == lang]
+        out[lang] = design.e5[mine].mean(axis=0) if len(mine) else overall
+    return out
+
+
+def score_rows(design: Design, model: Linear, rows: np.ndarray, options: Options) -> np.ndarray:
+    """Per row in ``rows``: the probability of its highest item (window or clause)."""
+    items = np.flatnonzero(np.isin(design.owner, rows))
+    z = model.logits(design.matrix(items, options.char_weight, model.centers))
+    best = np.full(design.n_rows, -np.inf)
+    np.maximum.at(best, design.owner[items], z)
+    return 1.0 / (1.0 + np.exp(-best[rows]))
+
+
+def choose_threshold(
+    benign_scores: np.ndarray, benign_langs: np.ndarray, max_fpr: float, *, per_language: bool = True
+) -> float:
+    """The lowest threshold with at most ``max_fpr`` of benign lines at or above it in every
+    language (or, without ``per_language``, over all of them)."""
+    if not per_language:
+        benign_langs = np.zeros(len(benign_langs), dtype=int)
+    worst = 0.0
+    for lang in sorted(set(benign_langs.tolist())):
+        scores = np.sort(benign_scores[benign_langs == lang])
+        allowed = math.floor(max_fpr * len(scores))
+        cut = scores[len(scores) - allowed - 1]
+        worst = max(worst, float(np.nextafter(cut, 1.0)))
+    return min(max(worst, 1e-6), 1 - 1e-6)
+
+
+def out_of_fold(
+    design: Design,
+    y_rows: np.ndarray,
+    rows: np.ndarray,
+    sources: np.ndarray,
+    options: Options,
+    fit: Fit,
+    groups: np.ndarray | None = None,
+) -> np.ndarray:
+    """Scores of ``rows`` by models that never saw the row's own source (folds grouped by
+    source), or its own group (``options.inner_by == "group"``: template variants together)."""
+    if groups is None:
+        groups = sources
+    from sklearn.model_selection import GroupKFold
+
+    names = sources[rows] if options.inner_by == "source" else groups[rows]
+    folds = min(options.inner_folds, len(set(names.tolist())))
+    out = np.zeros(len(rows))
+    for train, test in GroupKFold(n_splits=folds).split(rows, y_rows[rows], names):
+        model = fit_rows(design, y_rows, rows[train], options, fit)
+        out[test] = score_rows(design, model, rows[test], options)
+    return out
+
+
+@dataclass
+class SourceResult:
+    source: str
+    threshold: float
+    attacks: int
+    benign: int
+    recall: float | None
+    fpr: float | None
+    train_sources: list[str] = field(default_factory=list)
+
+
+def leave_one_source_out(
+    rows: list[dict[str, Any]],
+    design: Design,
+    options: Options,
+    *,
+    fit: Fit | None = None,
+    on_source: Callable[[str], None] | None = None,
+) -> tuple[list[SourceResult], np.ndarray, np.ndarray]:
+    """For each source: fit on the others, threshold from the others' out-of-fold scores, score it.
+
+    Returns the per-source results, every row's left-out score and the threshold each row was
+    judged at."""
+    fit = fit or (lambda x, y, w: fit_logistic(x, y, w, options.c))
+    y_rows = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
+    sources = np.asarray([r["source"] for r in rows])
+    groups = np.asarray([f"{r['source']}/{r.get('group', '')}" for r in rows])
+    langs = np.asarray([lang_bucket(r["lang"]) for r in rows])
+    scores = np.zeros(len(rows))
+    thresholds = np.zeros(len(rows))
+    results: list[SourceResult] = []
+    for name in sorted(set(sources.tolist())):
+        held = np.flatnonzero(sources == name)
+        train = np.flatnonzero(sources != name)
+        oof = out_of_fold(design, y_rows, train, sources, options, fit, groups)
+        benign = y_rows[train] == 0
+        threshold = choose_threshold(
+            oof[benign], langs[train][benign], options.max_fpr, per_language=options.per_language
+        )
+        model = fit_rows(design, y_rows, train, options, fit)
+        scores[held] = score_rows(design, model, held, options)
+        thresholds[held] = threshold
+        flagged = scores[held] >= threshold
+        att = y_rows[held] == 1
+        results.append(
+            SourceResult(
+                name,
+                threshold,
+                int(att.sum()),
+                int((~att).sum()),
+                float(flagged[att].mean()) if att.any() else None,
+                float(flagged[~att].mean()) if (~att).any() else None,
+                sorted(set(sources[train].tolist())),
+            )
+        )
+        log.info("left out %s: threshold %.3f, recall %s, FPR %s", name, threshold, results[-1].recall, results[-1].fpr)
+        if on_source:
+            on_source(name)
+    return results, scores, thresholds
+
+
+def pooled(rows: list[dict[str, Any]], scores: np.ndarray, thresholds: np.ndarray) -> dict[str, Any]:
+    """Recall and FPR pooled over all left-out scores, per language, per category and per both
+    (benign requests per language is one of the issue's targets)."""
+    cells: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r, s, t in zip(rows, scores, thresholds, strict=True):
+        hit = int(s >= t)
+        lang = lang_bucket(r["lang"])
+        for key in ("all", f"lang:{lang}", f"category:{r['category']}", f"{lang}/{r['category']}"):
+            cell = cells[f"{key}:{r['label']}"]
+            cell[0] += hit
+            cell[1] += 1
+    out: dict[str, Any] = {}
+    for key, (hit, n) in sorted(cells.items()):
+        metric = "fpr" if key.endswith(":benign") else "recall"
+        out[key] = {"n": n, "flagged": hit, metric: round(hit / n, 4)}
+    return out
+
+
+def fit_all(rows: list[dict[str, Any]], design: Design, options: Options) -> tuple[Linear, float, np.ndarray]:
+    """The model to ship: fit on every source, its threshold from out-of-fold scores grouped by
+    source (as each left-out run chose its own). Returns the model, the threshold and the
+    out-of-fold scores."""
+    y_rows = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
+    sources = np.asarray([r["source"] for r in rows])
+    langs = np.asarray([lang_bucket(r["lang"]) for r in rows])
+    every = np.arange(len(rows))
+    fit: Fit = lambda x, y, w: fit_logistic(x, y, w, options.c)  # noqa: E731
+    groups = np.asarray([f"{r['source']}/{r['group']}" for r in rows])
+    oof = out_of_fold(design, y_rows, every, sources, options, fit, groups)
+    benign = y_rows == 0
+    threshold = choose_threshold(oof[benign], langs[benign], options.max_fpr, per_language=options.per_language)
+    return fit_rows(design, y_rows, every, options, fit), threshold, oof
+
+
+def head_json(model: Linear, threshold: float, options: Options, e5_dim: int) -> dict[str, Any]:
+    """The query head as ``guardrails.injection.Head.from_dict`` reads it, the threshold folded
+    into the intercept (0.5 is the operating point) and the n-gram weights stored sparsely."""
+    out: dict[str, Any] = {
+        "coef": [round(float(x), 6) for x in model.coef[:e5_dim]],
+        "intercept": model.intercept - math.log(threshold / (1 - threshold)),
+        "threshold": 0.5,
+    }
+    if options.chars:
+        char = model.coef[e5_dim:] * options.char_weight
+        nz = np.flatnonzero(np.abs(char) >= 1e-5)
+        out["char"] = {
+            "n_features": options.n_features,
+            "ngrams": [2, 5],
+            "indices": nz.tolist(),
+            "values": [round(float(x), 5) for x in char[nz]],
+        }
+        out["clauses"] = options.clauses
+    if model.centers is not None:
+        out["centers"] = [[round(float(x), 6) for x in c] for c in model.centers.values()]
+    return out
