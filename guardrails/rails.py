@@ -234,4 +234,3 @@ def _as_nemo_model(llm: BaseChatModel) -> Any:
             return params
 
     return _Adapter(llm)
-

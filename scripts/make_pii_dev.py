@@ -5,6 +5,7 @@ relative timestamps move with the date, nothing else does).
 
     .venv/bin/python scripts/make_pii_dev.py > guardrails/data/pii_dev.jsonl
 """
+
 from __future__ import annotations
 
 import json
@@ -83,7 +84,7 @@ def ip() -> str:
         return ipv4()
     if r < 0.85:
         return fus.ipv6()
-    return f"2001:db8:{rng.randint(1, 0xffff):x}::{rng.randint(1, 0xfff):x}"
+    return f"2001:db8:{rng.randint(1, 0xFFFF):x}::{rng.randint(1, 0xFFF):x}"
 
 
 AREA_US = ["212", "415", "312", "617", "206", "512", "303", "404", "702", "646", "213", "720"]
@@ -92,13 +93,23 @@ AREA_US = ["212", "415", "312", "617", "206", "512", "303", "404", "702", "646",
 def phone_en() -> str:
     a, b, c = rng.choice(AREA_US), f"{rng.randint(200, 989)}", f"{rng.randint(0, 9999):04d}"
     forms = [
-        f"({a}) {b}-{c}", f"{a}-{b}-{c}", f"{a}.{b}.{c}", f"+1 {a} {b} {c}", f"+1-{a}-{b}-{c}",
-        f"1-{a}-{b}-{c}", f"({a}) {b}-{c} ext. {rng.randint(10, 999)}",
-        f"+44 20 7{rng.randint(100, 999)} {rng.randint(1000, 9999)}", f"020 7{rng.randint(100, 999)} {rng.randint(1000, 9999)}",
-        f"+44 7{rng.randint(700, 999)} {rng.randint(100000, 999999)}", f"+49 30 {rng.randint(1000000, 99999999)}",
+        f"({a}) {b}-{c}",
+        f"{a}-{b}-{c}",
+        f"{a}.{b}.{c}",
+        f"+1 {a} {b} {c}",
+        f"+1-{a}-{b}-{c}",
+        f"1-{a}-{b}-{c}",
+        f"({a}) {b}-{c} ext. {rng.randint(10, 999)}",
+        f"+44 20 7{rng.randint(100, 999)} {rng.randint(1000, 9999)}",
+        f"020 7{rng.randint(100, 999)} {rng.randint(1000, 9999)}",
+        f"+44 7{rng.randint(700, 999)} {rng.randint(100000, 999999)}",
+        f"+49 30 {rng.randint(1000000, 99999999)}",
         f"+33 1 {rng.randint(10, 99)} {rng.randint(10, 99)} {rng.randint(10, 99)} {rng.randint(10, 99)}",
-        f"+81 90 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}", fus.phone_number(), fus.phone_number(),
-        f"+61 2 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}", f"+91 98{rng.randint(100, 999)} {rng.randint(10000, 99999)}",
+        f"+81 90 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}",
+        fus.phone_number(),
+        fus.phone_number(),
+        f"+61 2 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}",
+        f"+91 98{rng.randint(100, 999)} {rng.randint(10000, 99999)}",
     ]
     return rng.choice(forms)
 
@@ -112,10 +123,20 @@ def phone_ja() -> str:
     area = rng.choice(["03", "06", "052", "011", "092", "075", "045"])
     local = f"{rng.randint(100, 9999):04d}" if len(area) == 2 else f"{rng.randint(100, 999)}"
     forms = [
-        f"{m}-{x}-{y}", f"{m}-{x}-{y}", f"{m}{x}{y}", f"{m} {x} {y}", f"{area}-{local}-{y}", f"{area}-{local}-{y}",
-        f"{area}({local}){y}", f"0120-{rng.randint(100, 999)}-{rng.randint(100, 999)}", f"+81 {m[1:]} {x} {y}",
-        f"+81-{area[1:]}-{local}-{y}", f"{m}-{x}-{y}".translate(FW), f"{area}-{local}-{y}".translate(FW),
-        f"{m}ー{x}ー{y}".translate(FW), f"{area}−{local}−{y}",
+        f"{m}-{x}-{y}",
+        f"{m}-{x}-{y}",
+        f"{m}{x}{y}",
+        f"{m} {x} {y}",
+        f"{area}-{local}-{y}",
+        f"{area}-{local}-{y}",
+        f"{area}({local}){y}",
+        f"0120-{rng.randint(100, 999)}-{rng.randint(100, 999)}",
+        f"+81 {m[1:]} {x} {y}",
+        f"+81-{area[1:]}-{local}-{y}",
+        f"{m}-{x}-{y}".translate(FW),
+        f"{area}-{local}-{y}".translate(FW),
+        f"{m}ー{x}ー{y}".translate(FW),
+        f"{area}−{local}−{y}",
     ]
     return rng.choice(forms)
 
@@ -125,7 +146,13 @@ def us_address(full: bool) -> str:
     if rng.random() < 0.3:
         street = f"{rng.randint(1, 9999)} {rng.choice(['Oak', 'Maple', 'Main', 'Elm', 'Cedar', 'Park', 'Washington', 'Lake', 'Hill', 'Pine'])} {rng.choice(['Street', 'St.', 'Avenue', 'Ave', 'Road', 'Rd.', 'Boulevard', 'Blvd', 'Lane', 'Drive', 'Court', 'Way'])}"
         if rng.random() < 0.3:
-            street += rng.choice([f", Apt {rng.randint(1, 40)}{rng.choice('ABC')}", f" Suite {rng.randint(100, 900)}", f", Unit {rng.randint(1, 30)}"])
+            street += rng.choice(
+                [
+                    f", Apt {rng.randint(1, 40)}{rng.choice('ABC')}",
+                    f" Suite {rng.randint(100, 900)}",
+                    f", Unit {rng.randint(1, 30)}",
+                ]
+            )
     if not full:
         return street
     return f"{street}, {fus.city()}, {fus.state_abbr()} {fus.postcode()}"
@@ -153,13 +180,30 @@ def ja_last() -> str:
     return fja.last_name()
 
 
-KATAKANA_NAMES = ["ジョン・スミス", "マリア・ガルシア", "エミリー・ブラウン", "デイビッド・リー", "アンナ・シュミット", "トーマス・ミュラー"]
+KATAKANA_NAMES = [
+    "ジョン・スミス",
+    "マリア・ガルシア",
+    "エミリー・ブラウン",
+    "デイビッド・リー",
+    "アンナ・シュミット",
+    "トーマス・ミュラー",
+]
 
 
 def en_name() -> str:
     r = rng.random()
     if r < 0.6:
-        return fen.name().replace("Dr. ", "").replace("Mr. ", "").replace("Mrs. ", "").replace("Ms. ", "").split(" MD")[0].split(" DDS")[0].split(" PhD")[0].split(" Jr.")[0]
+        return (
+            fen.name()
+            .replace("Dr. ", "")
+            .replace("Mr. ", "")
+            .replace("Mrs. ", "")
+            .replace("Ms. ", "")
+            .split(" MD")[0]
+            .split(" DDS")[0]
+            .split(" PhD")[0]
+            .split(" Jr.")[0]
+        )
     if r < 0.85:
         return f"{fint.first_name()} {fint.last_name()}"
     return f"{fen.first_name()} {fen.last_name()}"
@@ -177,33 +221,76 @@ def ssn() -> str:
 
 
 def date_en() -> str:
-    return rng.choice([fus.date(pattern="%B %d, %Y"), fus.date(pattern="%Y-%m-%d"), "next Tuesday", "tomorrow at 3pm", fus.date(pattern="%d %b %Y")])
+    return rng.choice(
+        [
+            fus.date(pattern="%B %d, %Y"),
+            fus.date(pattern="%Y-%m-%d"),
+            "next Tuesday",
+            "tomorrow at 3pm",
+            fus.date(pattern="%d %b %Y"),
+        ]
+    )
 
 
 def date_ja() -> str:
-    return rng.choice([fja.date(pattern="%Y年%m月%d日"), "来週の火曜日", "明日の15時", fja.date(pattern="%Y/%m/%d"), "3月5日"])
+    return rng.choice(
+        [fja.date(pattern="%Y年%m月%d日"), "来週の火曜日", "明日の15時", fja.date(pattern="%Y/%m/%d"), "3月5日"]
+    )
 
 
 # each template: (text with {SLOT}s, language, source tag)
 SLOTS = {
-    "PERSON": ("PERSON", en_name), "PERSON2": ("PERSON", en_name),
-    "JPERSON": ("PERSON", ja_name), "JPERSON2": ("PERSON", ja_name), "JLAST": ("PERSON", ja_last),
+    "PERSON": ("PERSON", en_name),
+    "PERSON2": ("PERSON", en_name),
+    "JPERSON": ("PERSON", ja_name),
+    "JPERSON2": ("PERSON", ja_name),
+    "JLAST": ("PERSON", ja_last),
     "KPERSON": ("PERSON", lambda: rng.choice(KATAKANA_NAMES)),
-    "ADDR": ("STREET_ADDRESS", lambda: us_address(True)), "STREET": ("STREET_ADDRESS", lambda: us_address(False)),
-    "GBADDR": ("STREET_ADDRESS", gb_address), "JADDR": ("STREET_ADDRESS", ja_address),
-    "PHONE": ("PHONE_NUMBER", phone_en), "JPHONE": ("PHONE_NUMBER", phone_ja),
-    "EMAIL": ("EMAIL_ADDRESS", email_for), "CARD": ("CREDIT_CARD", card), "IBAN": ("IBAN_CODE", iban),
-    "IP": ("IP_ADDRESS", ip), "SSN": ("US_SSN", ssn),
+    "ADDR": ("STREET_ADDRESS", lambda: us_address(True)),
+    "STREET": ("STREET_ADDRESS", lambda: us_address(False)),
+    "GBADDR": ("STREET_ADDRESS", gb_address),
+    "JADDR": ("STREET_ADDRESS", ja_address),
+    "PHONE": ("PHONE_NUMBER", phone_en),
+    "JPHONE": ("PHONE_NUMBER", phone_ja),
+    "EMAIL": ("EMAIL_ADDRESS", email_for),
+    "CARD": ("CREDIT_CARD", card),
+    "IBAN": ("IBAN_CODE", iban),
+    "IP": ("IP_ADDRESS", ip),
+    "SSN": ("US_SSN", ssn),
     "MYNUM": ("JP_MY_NUMBER", lambda: fmt_my_number(my_number(True))),
     "ZIP": ("JP_POSTAL_CODE", lambda: fja.postcode()),
     # unlabelled fillers (not personal data, or not redacted by design)
-    "DATE": (None, date_en), "JDATE": (None, date_ja), "ORG": (None, fus.company), "JORG": (None, fja.company),
-    "CITY": (None, fus.city), "JCITY": (None, lambda: fja.prefecture() + fja.city()),
-    "ORDER": (None, lambda: rng.choice([f"#{rng.randint(100000, 99999999)}", f"A-{rng.randint(1000, 999999)}", f"{rng.randint(10**9, 10**11)}"])),
-    "VERSION": (None, lambda: rng.choice([f"v{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 99)}", f"{rng.randint(1, 20)}.{rng.randint(0, 9)}.{rng.randint(0, 9)}.{rng.randint(0, 99)}"])),
-    "TS": (None, lambda: rng.choice([fus.iso8601(), fus.date_time().strftime("%Y-%m-%d %H:%M:%S"), f"{rng.randint(10**9, 2 * 10**9)}"])),
-    "BADMYNUM": (None, lambda: my_number(False)), "BADCARD": (None, bad_card),
-    "NUM": (None, lambda: str(rng.randint(2, 500))), "PORT": (None, lambda: str(rng.choice([8080, 443, 5432, 6333, 11434]))),
+    "DATE": (None, date_en),
+    "JDATE": (None, date_ja),
+    "ORG": (None, fus.company),
+    "JORG": (None, fja.company),
+    "CITY": (None, fus.city),
+    "JCITY": (None, lambda: fja.prefecture() + fja.city()),
+    "ORDER": (
+        None,
+        lambda: rng.choice(
+            [f"#{rng.randint(100000, 99999999)}", f"A-{rng.randint(1000, 999999)}", f"{rng.randint(10**9, 10**11)}"]
+        ),
+    ),
+    "VERSION": (
+        None,
+        lambda: rng.choice(
+            [
+                f"v{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 99)}",
+                f"{rng.randint(1, 20)}.{rng.randint(0, 9)}.{rng.randint(0, 9)}.{rng.randint(0, 99)}",
+            ]
+        ),
+    ),
+    "TS": (
+        None,
+        lambda: rng.choice(
+            [fus.iso8601(), fus.date_time().strftime("%Y-%m-%d %H:%M:%S"), f"{rng.randint(10**9, 2 * 10**9)}"]
+        ),
+    ),
+    "BADMYNUM": (None, lambda: my_number(False)),
+    "BADCARD": (None, bad_card),
+    "NUM": (None, lambda: str(rng.randint(2, 500))),
+    "PORT": (None, lambda: str(rng.choice([8080, 443, 5432, 6333, 11434]))),
 }
 
 EN = [
@@ -330,25 +417,46 @@ def render(template: str, lang: str) -> dict:
 
 # hand-written lines (this project's own writing), labelled by the substrings listed
 HAND = [
-    ("Hey, can you remind Priya Natarajan that the standup moved? Her cell is 415-867-5309.", "en",
-     [("Priya Natarajan", "PERSON"), ("415-867-5309", "PHONE_NUMBER")]),
+    (
+        "Hey, can you remind Priya Natarajan that the standup moved? Her cell is 415-867-5309.",
+        "en",
+        [("Priya Natarajan", "PERSON"), ("415-867-5309", "PHONE_NUMBER")],
+    ),
     ("What did the note from 2023-11-02 say about the Kubernetes upgrade to 1.28.3?", "en", []),
-    ("Ping the on-call (ops@example.org) if 10.20.30.40 stops answering on port 443.", "en",
-     [("ops@example.org", "EMAIL_ADDRESS"), ("10.20.30.40", "IP_ADDRESS")]),
-    ("Send the signed lease to Olumide Adeyemi, 1600 Pennsylvania Avenue NW, Washington, DC 20500.", "en",
-     [("Olumide Adeyemi", "PERSON"), ("1600 Pennsylvania Avenue NW, Washington, DC 20500", "STREET_ADDRESS")]),
-    ("Our Berlin office pays rent to DE44 5001 0517 5407 3249 31 every month.", "en",
-     [("DE44 5001 0517 5407 3249 31", "IBAN_CODE")]),
+    (
+        "Ping the on-call (ops@example.org) if 10.20.30.40 stops answering on port 443.",
+        "en",
+        [("ops@example.org", "EMAIL_ADDRESS"), ("10.20.30.40", "IP_ADDRESS")],
+    ),
+    (
+        "Send the signed lease to Olumide Adeyemi, 1600 Pennsylvania Avenue NW, Washington, DC 20500.",
+        "en",
+        [("Olumide Adeyemi", "PERSON"), ("1600 Pennsylvania Avenue NW, Washington, DC 20500", "STREET_ADDRESS")],
+    ),
+    (
+        "Our Berlin office pays rent to DE44 5001 0517 5407 3249 31 every month.",
+        "en",
+        [("DE44 5001 0517 5407 3249 31", "IBAN_CODE")],
+    ),
     ("Python 3.12.1 and numpy 2.0.0 were installed on 2024-06-01 at 09:15.", "en", []),
     ("The Acme Corporation quarterly report mentions Tokyo and Osaka offices.", "en", []),
-    ("明日、佐々木さんと品川駅で10時に待ち合わせ。遅れたら080-2345-6789に電話。", "ja",
-     [("佐々木", "PERSON"), ("080-2345-6789", "PHONE_NUMBER")]),
-    ("請求書の宛先：〒530-0001 大阪府大阪市北区梅田3丁目1番3号 山田商店 御中", "ja",
-     [("530-0001", "JP_POSTAL_CODE"), ("大阪府大阪市北区梅田3丁目1番3号", "STREET_ADDRESS")]),
+    (
+        "明日、佐々木さんと品川駅で10時に待ち合わせ。遅れたら080-2345-6789に電話。",
+        "ja",
+        [("佐々木", "PERSON"), ("080-2345-6789", "PHONE_NUMBER")],
+    ),
+    (
+        "請求書の宛先：〒530-0001 大阪府大阪市北区梅田3丁目1番3号 山田商店 御中",
+        "ja",
+        [("530-0001", "JP_POSTAL_CODE"), ("大阪府大阪市北区梅田3丁目1番3号", "STREET_ADDRESS")],
+    ),
     ("Python 3.12 の venv の作り方は？", "ja", []),
     ("第3四半期の売上は1,234,567円でした。", "ja", []),
-    ("田中部長から、契約書をtanaka.k@example.co.jpに送るよう言われた。", "ja",
-     [("田中", "PERSON"), ("tanaka.k@example.co.jp", "EMAIL_ADDRESS")]),
+    (
+        "田中部長から、契約書をtanaka.k@example.co.jpに送るよう言われた。",
+        "ja",
+        [("田中", "PERSON"), ("tanaka.k@example.co.jp", "EMAIL_ADDRESS")],
+    ),
     ("ＴＥＬ：０３－５５５５－１２３４（代表）", "ja", [("０３－５５５５－１２３４", "PHONE_NUMBER")]),
     ("東京都の人口は約1400万人です。", "ja", []),
     ("2024年4月1日 10:00 に本番環境をv2.3.0へ更新。", "ja", []),

@@ -11,6 +11,7 @@ bash scripts/install.sh --dev
 phase "installed; linters"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/lint-imports --no-cache
 phase "linted; quality gate beside mypy"
 # mypy is single-threaded: it runs beside the quality gate; both under the memory sampler, as the
