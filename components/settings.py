@@ -7,6 +7,8 @@ Ollama answers.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -202,6 +204,12 @@ class Settings(BaseSettings):
         description="With no credential configured, `langgraph dev` serves one local user holding these access "
         "groups (comma-separated).",
     )
+    trusted_sources: str = Field(
+        default="",
+        description="Sources whose links and requests the output rail takes as meant: comma-separated glob "
+        "patterns over a passage's source path or URL (`~/Obsidian/Work/*,https://wiki.example.com/*`). "
+        "Empty: a link or request for a secret the question did not ask for is named, whatever passage holds it.",
+    )
     chunk_size: int = Field(default=800, ge=100, le=20000, description="Chunk size, characters.")
     chunk_overlap: int = Field(default=120, ge=0, description="Overlap between chunks.")
 
@@ -218,6 +226,13 @@ class Settings(BaseSettings):
         if v >= size:
             raise ValueError(f"CHUNK_OVERLAP ({v}) must be smaller than CHUNK_SIZE ({size})")
         return v
+
+    def trusts(self, source: str | None) -> bool:
+        """Whether a passage from ``source`` is one TRUSTED_SOURCES names (``~`` expanded; ``*`` spans folders)."""
+        if not source or not self.trusted_sources.strip():
+            return False
+        patterns = [os.path.expanduser(p.strip()) for p in self.trusted_sources.split(",") if p.strip()]
+        return any(fnmatch.fnmatchcase(source, p) for p in patterns)
 
     @property
     def ollama_embeddings_url(self) -> str:

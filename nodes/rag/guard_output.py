@@ -67,8 +67,9 @@ def make(c: Components) -> Node:
             notes.append(messages.ANSWER_MASKED.format(kinds=", ".join(kinds)))
         if not verdict.flagged:
             question, shown = state.get("question") or "", out.get("answer", answer)
-            notes.extend(_link_notes(question, shown, passages))
-            notes.extend(_secret_notes(question, shown, passages))
+            trusted = {p.get("n") for p in passages if c.settings.trusts(p.get("source"))}
+            notes.extend(_link_notes(question, shown, passages, trusted))
+            notes.extend(_secret_notes(question, shown, passages, trusted))
         if notes:
             out["notes"] = notes
         return out
@@ -76,25 +77,35 @@ def make(c: Components) -> Node:
     return guard_output
 
 
-def _link_notes(question: str, answer: str, passages: list[Passage]) -> list[str]:
-    """A warning for each link or e-mail address in the answer that the question did not ask for."""
+def _link_notes(question: str, answer: str, passages: list[Passage], trusted: set[int | None]) -> list[str]:
+    """A warning for each link or e-mail address in the answer that the question did not ask for
+    and no trusted passage (TRUSTED_SOURCES) holds."""
     notes = []
     for link in unasked_links(answer, question, [p["text"] for p in passages]):
+        if _vouched(passages, link.passages, trusted):
+            continue
         named = _named(passages, link.passages)
         origin = messages.UNASKED_LINK_FROM.format(passages=named) if named else messages.UNASKED_LINK_NOWHERE
         notes.append(messages.UNASKED_LINK.format(kind=link.kind, value=link.value, origin=origin))
     return notes
 
 
-def _secret_notes(question: str, answer: str, passages: list[Passage]) -> list[str]:
+def _secret_notes(question: str, answer: str, passages: list[Passage], trusted: set[int | None]) -> list[str]:
     """A warning for each sentence of the answer asking the reader for a secret the question did not
-    ask about (a poisoned passage's phishing, in the model's words)."""
+    ask about (a poisoned passage's phishing, in the model's words), unless a trusted passage asks too."""
     notes = []
     for req in requests_for_secrets(answer, question, [p["text"] for p in passages]):
+        if _vouched(passages, req.passages, trusted):
+            continue
         named = _named(passages, req.passages)
         origin = messages.SECRET_REQUEST_FROM.format(passages=named) if named else messages.UNASKED_LINK_NOWHERE
         notes.append(messages.SECRET_REQUEST.format(sentence=req.sentence, origin=origin))
     return notes
+
+
+def _vouched(passages: list[Passage], numbers: tuple[int, ...], trusted: set[int | None]) -> bool:
+    """Whether one of these passages (numbered from 1 in ``passages``) comes from a trusted source."""
+    return any(passages[n - 1].get("n") in trusted for n in numbers)
 
 
 def _named(passages: list[Passage], numbers: tuple[int, ...]) -> str:

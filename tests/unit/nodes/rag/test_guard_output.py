@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+import pytest
+
 from components.factory import Components
 from components.text import messages
 from graph.state import Result
@@ -74,3 +76,19 @@ def test_a_question_that_asks_for_a_link_or_holds_it_gets_no_warning(notes: Comp
         "Is https://deals.example/monstera the garden centre's shop?",
     ):
         assert run(guard_output.make(notes), {**answering(answer, POISON), "question": question}) == {}, question
+
+
+def test_a_link_or_request_a_trusted_source_holds_is_taken_as_meant(
+    notes: Components, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = "Repot it in spring [1]. See https://deals.example/monstera and quote your access code [1]."
+    wiki = {"text": POISON, "title": "Shop wiki", "source": "/home/u/Work/shop.md"}
+    clipping = {"text": "Repot in spring.", "title": "Clipping", "source": "/home/u/Inbox/c.md"}
+    found = [cast(Result, hit_to_result(1, wiki, 0.9)), cast(Result, hit_to_result(2, clipping, 0.8))]
+    state = {**answering(answer), "results": found, "question": ASKED}
+    warned = run(guard_output.make(notes), state)["notes"]
+    assert len(warned) == 2  # untrusted: the link and the request are named with the wiki page
+    monkeypatch.setattr(notes.settings, "trusted_sources", "/home/u/Inbox/*, /home/u/Work/*")
+    assert run(guard_output.make(notes), state) == {}  # the wiki page is the team's own: meant
+    monkeypatch.setattr(notes.settings, "trusted_sources", "/home/u/Inbox/*")
+    assert run(guard_output.make(notes), state)["notes"] == warned  # a trusted clipping vouches for nothing it lacks
