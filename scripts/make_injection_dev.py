@@ -15,10 +15,10 @@ so cross-validation never trains on a sibling of a test line.
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import random
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -776,8 +776,15 @@ def benign(rng: random.Random, scifact: Path | None) -> Iterator[dict[str, str]]
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "scifact", nargs="?", type=Path, help="SciFact queries.jsonl: its train claims join the benign lines"
+    )
+    args = ap.parse_args()
+    if args.scifact is not None and not args.scifact.is_file():
+        ap.error(f"{args.scifact} is not a file: give SciFact's queries.jsonl, or nothing to leave its claims out")
     rng = random.Random(SEED)
-    scifact = Path(sys.argv[1]) if len(sys.argv) > 1 else None
+    scifact = args.scifact
     rows = list(attacks(rng)) + list(benign(rng, scifact))
     seen: set[str] = set()
     with OUT.open("w", encoding="utf-8") as f:

@@ -8,6 +8,7 @@ relative timestamps move with the date, nothing else does).
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import re
@@ -475,6 +476,7 @@ def hand_rows() -> list[dict]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     rows = hand_rows()
     for templates, lang, per in ((EN, "en", 5), (JA, "ja", 5)):
         for t in templates:
