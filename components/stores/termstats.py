@@ -89,9 +89,13 @@ class TermStats:
         tokens = max(0.0, self.tokens + t_add - t_rem) if chunks else 0.0
         return TermStats(keys[keep], df[keep], chunks, tokens, version, self.tokenizer)
 
-    def idf(self) -> TermIdf:
+    def _okapi(self) -> np.ndarray:
+        """Okapi's ``ln((N − n + 0.5)/(n + 0.5))`` per term, unfloored."""
         n = np.asarray(self.df, dtype=np.float64)
-        raw = np.log(self.chunks - n + 0.5) - np.log(n + 0.5) if len(n) else n
+        return np.log(self.chunks - n + 0.5) - np.log(n + 0.5)
+
+    def idf(self) -> TermIdf:
+        raw = self._okapi()
         if len(raw):
             raw = np.where(raw < 0, EPSILON * float(raw.mean()), raw)
         return TermIdf(self.keys, raw)
@@ -101,10 +105,8 @@ class TermStats:
         ``ln((N − n + 0.5)/(n + 0.5))``, at least a quarter of the engine's
         ``ln(1 + (N − n + 0.5)/(n + 0.5))`` (so positive, and never rising with ``n``), over the
         engine's. The floor only touches terms in more than about 45% of the chunks."""
-        n = np.asarray(self.df, dtype=np.float64)
-        engine = engine_idf(n, self.chunks)
-        okapi = np.log(self.chunks - n + 0.5) - np.log(n + 0.5)
-        return TermIdf(self.keys, np.maximum(okapi / engine, RANKING_FLOOR) if len(n) else n)
+        engine = engine_idf(np.asarray(self.df, dtype=np.float64), self.chunks)
+        return TermIdf(self.keys, np.maximum(self._okapi() / engine, RANKING_FLOOR) if len(engine) else engine)
 
     # ------------------------------------------------------------------ file
     def save(self, path: Path) -> None:
