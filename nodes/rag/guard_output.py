@@ -82,11 +82,9 @@ def _link_notes(question: str, answer: str, passages: list[Passage], trusted: se
     and no trusted passage (TRUSTED_SOURCES) holds."""
     notes = []
     for link in unasked_links(answer, question, [p["text"] for p in passages]):
-        if _vouched(passages, link.passages, trusted):
-            continue
-        named = _named(passages, link.passages)
-        origin = messages.UNASKED_LINK_FROM.format(passages=named) if named else messages.UNASKED_LINK_NOWHERE
-        notes.append(messages.UNASKED_LINK.format(kind=link.kind, value=link.value, origin=origin))
+        origin = _origin(passages, link.passages, trusted, messages.UNASKED_LINK_FROM)
+        if origin is not None:
+            notes.append(messages.UNASKED_LINK.format(kind=link.kind, value=link.value, origin=origin))
     return notes
 
 
@@ -95,19 +93,18 @@ def _secret_notes(question: str, answer: str, passages: list[Passage], trusted: 
     ask about (a poisoned passage's phishing, in the model's words), unless a trusted passage asks too."""
     notes = []
     for req in requests_for_secrets(answer, question, [p["text"] for p in passages]):
-        if _vouched(passages, req.passages, trusted):
-            continue
-        named = _named(passages, req.passages)
-        origin = messages.SECRET_REQUEST_FROM.format(passages=named) if named else messages.UNASKED_LINK_NOWHERE
-        notes.append(messages.SECRET_REQUEST.format(sentence=req.sentence, origin=origin))
+        origin = _origin(passages, req.passages, trusted, messages.SECRET_REQUEST_FROM)
+        if origin is not None:
+            notes.append(messages.SECRET_REQUEST.format(sentence=req.sentence, origin=origin))
     return notes
 
 
-def _vouched(passages: list[Passage], numbers: tuple[int, ...], trusted: set[int | None]) -> bool:
-    """Whether one of these passages (numbered from 1 in ``passages``) comes from a trusted source."""
-    return any(passages[n - 1].get("n") in trusted for n in numbers)
-
-
-def _named(passages: list[Passage], numbers: tuple[int, ...]) -> str:
-    """``[n] 'title'`` of each of these passages (numbered from 1), or '' for none."""
-    return ", ".join(f"[{p.get('n')}] {p.get('title') or 'a passage'!r}" for p in (passages[n - 1] for n in numbers))
+def _origin(passages: list[Passage], numbers: tuple[int, ...], trusted: set[int | None], held: str) -> str | None:
+    """Where a warned-of piece came from: ``held`` naming these passages (numbered from 1 in
+    ``passages``), or that the model wrote it when none holds it; None when a trusted one holds it."""
+    holders = [passages[n - 1] for n in numbers]
+    if any(p.get("n") in trusted for p in holders):
+        return None
+    if not holders:
+        return messages.UNASKED_LINK_NOWHERE
+    return held.format(passages=", ".join(f"[{p.get('n')}] {p.get('title') or 'a passage'!r}" for p in holders))
