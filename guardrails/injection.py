@@ -128,9 +128,11 @@ class Head:
         d = ((v[:, None, :] - self.centers[None, :, :]) ** 2).sum(axis=2)
         return np.asarray(v - self.centers[np.argmin(d, axis=1)], dtype=np.float32)
 
+    def _logit(self, vectors: np.ndarray) -> np.ndarray:
+        return np.asarray(self.centered(vectors) @ self.coef + self.intercept)
+
     def probability(self, vectors: np.ndarray) -> np.ndarray:
-        z = self.centered(vectors) @ self.coef + self.intercept
-        return _sigmoid(z)
+        return _sigmoid(self._logit(vectors))
 
     def char_logit(self, text: str) -> float:
         """The n-gram part of the logit of ``text`` (0 for a head without n-grams)."""
@@ -146,7 +148,7 @@ class Head:
     def text_probabilities(self, vectors: np.ndarray, texts: list[str]) -> tuple[np.ndarray, list[str]]:
         """Per window: the highest probability over the window and (with ``clauses``) each of its
         clauses, and the text that carried it."""
-        base = self.centered(vectors) @ self.coef + self.intercept
+        base = self._logit(vectors)
         if self.char_coef is None:
             return _sigmoid(base), list(texts)
         best = np.empty(len(texts))
@@ -259,9 +261,8 @@ class InjectionDetector:
         if not text.strip():
             return None
         pieces = read_pieces(text)
-        probs, carriers = self.weights.query.text_probabilities(
-            self._encode([w for _, w in pieces]), [w for _, w in pieces]
-        )
+        windows = [w for _, w in pieces]
+        probs, carriers = self.weights.query.text_probabilities(self._encode(windows), windows)
         i = int(np.argmax(probs))
         v, window = pieces[i][0], carriers[i]
         where = "the text" if v == 0 else "a hidden or decoded part"
