@@ -18,9 +18,10 @@ The recipe follows decision 0028: each language's mean benign passage vector is 
 the head (the nearest center, so no language detector at ingestion), class-balanced logistic
 regression. The threshold is chosen on the tune split only, from out-of-fold scores (each tune
 document scored by a model fit without it): the lowest keeping at most ``--max-fpr`` of benign tune
-documents above it in every language. It is folded into the intercept, so the policy's 0.5
-(``POLICY.document_injection_threshold``) stays the operating point. The query head is copied
-from ``--out`` unchanged.
+documents above it in every language. It is folded into the intercept, so that it lands on the
+policy's threshold for stored chunks (``POLICY.document_injection_threshold``, which the screen
+compares stored scores with); ``python -m evals.document_rail`` then measures the new head at it.
+The query head is copied from ``--out`` unchanged.
 """
 
 from __future__ import annotations
@@ -37,7 +38,14 @@ from typing import Any
 
 import numpy as np
 
+from guardrails.policy import POLICY
+
 log = logging.getLogger(__name__)
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
 
 DOCS = Path("guardrails/data/documents/poisoned_docs.jsonl")
 PUBLIC = Path("guardrails/data/injection")
@@ -237,9 +245,10 @@ def main() -> None:
     weights = json.loads(a.out.read_text(encoding="utf-8"))
     passage: dict[str, Any] = {
         "coef": [round(float(v), 6) for v in model.coef_[0]],
-        # the threshold folded into the intercept: the policy's 0.5 is the operating point
-        "intercept": float(model.intercept_[0]) - math.log(threshold / (1 - threshold)),
-        "threshold": 0.5,
+        # the threshold folded into the intercept, so that the chosen threshold lands on the policy's
+        # (the screen compares stored scores with it; decision 0031)
+        "intercept": float(model.intercept_[0]) - _logit(threshold) + _logit(POLICY.document_injection_threshold),
+        "threshold": POLICY.document_injection_threshold,
     }
     if a.center_languages:
         passage["centers"] = [[round(float(v), 6) for v in c] for c in cs]

@@ -9,7 +9,8 @@ question time :func:`screen` keeps a passage from generation when any of its chu
 or above the threshold, and says which, so the graph can put it in ``warnings``. Web pages have
 no payload: they are scanned whole when fetched (:func:`score_text`).
 
-What crosses the threshold is policy (``POLICY.document_injection_threshold``).
+What crosses the threshold is policy (``POLICY.document_injection_threshold`` for stored chunks,
+``POLICY.web_page_injection_threshold`` for fetched pages).
 """
 
 from __future__ import annotations

@@ -321,10 +321,6 @@ def passage_probability(model_id: str) -> Callable[[np.ndarray], np.ndarray] | N
     return weights.passage.probability if model_id == weights.model_id else None
 
 
-def passage_threshold() -> float:
-    return _weights().passage.threshold
-
-
 def text_probability(embedder: Any) -> Callable[[str], float]:
     """A whole-text scan (web pages), through ``embedder`` when it is the classifier's model."""
     return detector_for(embedder).text_probability

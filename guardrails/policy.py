@@ -29,10 +29,17 @@ class GuardrailPolicy:
     log_preview_chars: int = 200
     #: personal data in an answer that no passage contains came from the model: redact it
     redact_unsupported_pii: bool = True
-    #: a retrieved chunk or web page whose injection score reaches this is kept from generation,
-    #: with a warning; curated patterns score 1.0, and the classifier's scores put its own
-    #: threshold (chosen for at most 3% flagged benign text per language) at 0.5
-    document_injection_threshold: float = 0.5
+    #: a stored chunk whose injection score (written at ingestion) reaches this is kept from
+    #: generation, with a warning. Curated patterns score 1.0. The passage head scores how-tos and
+    #: policies written in prose as high as instructions planted in prose (0.4-0.8 both), so the
+    #: threshold is the lowest that keeps at most 2% of benign documents from the model in every
+    #: language, fitted on the tune split of the prose documents (`python -m evals.document_rail`;
+    #: decision 0031): it withholds what the patterns catch and the head's rare confident scores
+    document_injection_threshold: float = 0.8
+    #: a web page whose whole-text scan (patterns, then the query head over its windows) reaches
+    #: this is kept from generation; 0.5 is the query head's own threshold (at most 3% of benign
+    #: text flagged per language): pages are written by anyone and scanned as questions are
+    web_page_injection_threshold: float = 0.5
 
 
 POLICY = GuardrailPolicy()

@@ -168,14 +168,20 @@ def raw_words(state: Asker, text: str) -> str:
 # --------------------------------------------------------------------------- documents as input
 
 
-def screen_passages(passages: Sequence[Passage], scores: Sequence[float | None]) -> tuple[list[Passage], list[str]]:
+def screen_passages(
+    passages: Sequence[Passage],
+    scores: Sequence[float | None],
+    *,
+    threshold: float = POLICY.document_injection_threshold,
+) -> tuple[list[Passage], list[str]]:
     """Passages that may reach generation, renumbered, and a note for each one withheld.
 
     ``scores`` are the passages' injection scores (the highest of their chunks' at ingestion,
-    or a web page's scan); a passage at or above the policy's threshold never reaches a model.
+    or a web page's scan); a passage at or above ``threshold`` (the policy's for stored chunks
+    unless told, e.g. its web-page threshold) never reaches a model.
     """
     labels = [_label(p) for p in passages]
-    kept, withheld = screen(list(zip(labels, scores, strict=True)))
+    kept, withheld = screen(list(zip(labels, scores, strict=True)), threshold=threshold)
     return [Passage(**{**passages[i], "n": n}) for n, i in enumerate(kept, start=1)], _withheld_notes(withheld)
 
 

@@ -19,6 +19,7 @@ from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState
 from guardrails.documents import score_text, text_scan
+from guardrails.policy import POLICY
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import screen_passages
 from nodes.types import RAGNode as Node
@@ -52,7 +53,11 @@ def make(c: Components) -> Node:
         # pages are written by anyone: each is scanned whole before it can reach a model
         scan = text_scan(c.embedder)
         scores = await asyncio.to_thread(lambda: [score_text(p["text"], scan=scan) for p in passages])
-        kept, notes = screen_passages([Passage(**p) for p in passages], scores)  # type: ignore[typeddict-item]
+        kept, notes = screen_passages(
+            [Passage(**p) for p in passages],  # type: ignore[typeddict-item]
+            scores,
+            threshold=POLICY.web_page_injection_threshold,
+        )
         out: dict[str, Any] = {"web_results": items, "passages": kept, "route": "web_search", "notes": notes}
         if not kept:
             out["fallback_reason"] = "web search found nothing" if not passages else "every web page held instructions"

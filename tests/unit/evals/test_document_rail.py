@@ -78,3 +78,32 @@ def test_poisoned_documents_are_counted_kept_from_the_model_and_a_plain_one_is_n
     assert report["cells"]["tune/en"]["benign_withheld"] == 0.0
     assert report["cells"]["check/en"]["poisoned"] == 1 and report["cells"]["check/en"]["benign"] == 0
     assert report["cells"]["all/all"]["poisoned"] == 2
+
+
+def outcome(split: str, lang: str, label: str, score: float | None) -> document_rail.Outcome:
+    return document_rail.Outcome(f"{lang}-{score}", lang, label, split, "how-to", 1, score, 0, False)
+
+
+def test_the_threshold_is_fitted_on_tune_benign_documents_of_every_language_alone() -> None:
+    tune = [outcome("tune", "en", "benign", s / 100) for s in range(20, 70)]  # 50 documents, top 0.69
+    tune += [outcome("tune", "de", "benign", s) for s in (0.3, 0.55, 0.71)]  # 3 documents: none may be withheld
+    noise = [outcome("tune", "de", "poisoned", 0.4), outcome("check", "ja", "benign", 0.95)]
+    # en alone allows one of 50 (2%) withheld: 0.69; de, whose highest is 0.71, allows none
+    assert document_rail.fit_threshold([*tune, *noise]) == 0.72
+    assert document_rail.fit_threshold(tune[:50]) == 0.69
+    assert document_rail.fit_threshold([outcome("check", "en", "benign", 0.3)]) is None
+    figures = document_rail.at_threshold([*tune, *noise], 0.72)
+    assert figures["tune"] == {"kept_from_model": 0.0, "benign_withheld": 0.0}
+    assert figures["check"] == {"kept_from_model": None, "benign_withheld": 1.0}
+
+
+@pytest.mark.integration
+def test_the_shipped_threshold_keeps_the_tune_splits_how_tos_and_policies_with_the_model(tmp_path: Path) -> None:
+    """Benign prose full of imperatives, links and talk of AI reaches the model: at most 2% of the tune
+    split's benign documents withheld in every language (the rule the policy's threshold is fitted by)."""
+    rows = [r for r in document_rail.read_documents(document_rail.DATA, "tune") if r["label"] == "benign"]
+    outcomes = document_rail.measure(rows, tmp_path)
+    for lang in {o.lang for o in outcomes}:
+        mine = [o for o in outcomes if o.lang == lang]
+        withheld = [o.id for o in mine if o.kept_from_model]
+        assert len(withheld) <= document_rail.WITHHELD_CEILING * len(mine), (lang, withheld)

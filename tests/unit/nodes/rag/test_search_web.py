@@ -12,6 +12,7 @@ from components.resilience.errors import ServiceUnavailable
 from components.retrieval.web import TavilySearch
 from components.settings import Settings
 from components.text import messages
+from guardrails.policy import POLICY
 from nodes.rag import search_web
 from tests.fakes.web_search_server import API_KEY, Behaviour, result, web_search_server
 from tests.unit.nodes.helpers import run
@@ -42,6 +43,20 @@ def test_pages_become_numbered_passages_and_one_with_instructions_is_withheld(
     assert out["route"] == "web_search" and len(out["web_results"]) == 2
     assert len(out["notes"]) == 1 and out["notes"][0].startswith("A passage from 'Tokyo weather (mirror)' was withheld")
     assert "fallback_reason" not in out
+
+
+def test_a_page_is_screened_at_the_web_threshold_not_the_stored_chunks_one(
+    web: tuple[Components, Behaviour], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages are written by anyone: a scan between the two thresholds withholds a page, where a
+    stored chunk scored as high would reach the model."""
+    between = (POLICY.web_page_injection_threshold + POLICY.document_injection_threshold) / 2
+    assert POLICY.web_page_injection_threshold < between < POLICY.document_injection_threshold
+    monkeypatch.setattr(search_web, "text_scan", lambda embedder: lambda text: between)
+    c, b = web
+    b.results = [CLEAN]
+    out = run(search_web.make(c), QUESTION)
+    assert out["passages"] == [] and out["fallback_reason"] == "every web page held instructions"
 
 
 @pytest.mark.parametrize(
