@@ -248,8 +248,11 @@ def render_details(out: dict[str, Any], *, debug: bool, thread_hint: str = "") -
     sources = out.get("sources") or []
     if sources:
         lines.append("")
+        # a listed document (the metadata route) is the whole document: no section to name
         lines += [
-            f"[{s.get('n')}] {s.get('title') or 'unknown'} — {s.get('section') or '-'} ({s.get('source') or 'unknown'})"
+            f"[{s.get('n')}] {s.get('title') or 'unknown'}"
+            + (f" — {s.get('section') or '-'}" if out.get("path") != "metadata" else "")
+            + f" ({s.get('source') or 'unknown'})"
             for s in sources
         ]
     lines.append("")

@@ -13,6 +13,8 @@ Runs the compiled graph in search mode with no minimum (``min_score=0``) over
 * ``--cross-lingual`` (default ``evals/data/cross_lingual.jsonl``): Japanese questions about the
   English notes and English questions about the Japanese ones; each should keep its gold note in
   the top 5 (``xl_top5``, and per question language);
+* ``--metadata`` (alone): questions that are conditions on documents, through Q&A: route accuracy
+  and the listed documents' precision, recall and F1 (``evals/metadata_route.py``);
 * ``--beir`` (optional): a BEIR split's judged queries, nDCG@10 of the document ranking (as
   ``rag search --batch`` makes it) with and without each minimum.
 
@@ -38,6 +40,7 @@ from rich.table import Table
 
 from cli.search_cmd import rank_documents
 from components.factory import Components
+from evals import metadata_route
 from evals.beir import evaluate, load_beir
 from evals.qa_dataset import load_qa
 from evals.qa_metrics import match_ids
@@ -176,10 +179,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--split", default="train-check", help="the BEIR split (quote a check split: README)")
     ap.add_argument("--limit", type=int, default=0, help="at most this many BEIR queries (0: all)")
     ap.add_argument("--report", type=Path, default=Path("search-relevance.json"))
+    ap.add_argument(
+        "--metadata",
+        nargs="?",
+        type=Path,
+        const=metadata_route.DATA,
+        default=None,
+        help="instead: questions that are conditions on documents (default file: evals/data/metadata_questions.jsonl)",
+    )
+    ap.add_argument("--metadata-split", choices=("tune", "check", "all"), default="all")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     console = Console()
     c = Components()
+    if args.metadata is not None:
+        report = metadata_route.run(c, args.metadata, args.metadata_split)
+        metadata_route.show(report, console)
+        path = args.report if args.report != Path("search-relevance.json") else Path("metadata-route.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+        console.print(f"report: {path}")
+        return
     default = Context().min_score
     no_match = run_queries(c, no_match_queries(args.no_match), top_k=10) if args.no_match.name else []
     gold: dict[str, list[str]] = {}

@@ -10,6 +10,7 @@
         │         │     └ at the cap → fallback_answer
         │         ├ not relevant → search_web (when on) | rewrite_query (≤ max_context_rewrites)
         │         └ at the cap → fallback_answer → guard_output → finish_run
+        ├ metadata_search → list_documents → guard_output → finish_run
         ├ web_search → search_web → generate_answer … | fallback_answer
         └ direct_answer → answer_directly → guard_output → finish_run
     mode="search" goes analyze_query → retrieve → finish_run;
@@ -59,6 +60,7 @@ from nodes.rag import (
     grade_context,
     guard_input,
     guard_output,
+    list_documents,
     rewrite_query,
     route_question,
     search_web,
@@ -89,6 +91,9 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
         b.add_node(timed(make(c)))
     # retrieval reads only its request from this state (its input schema)
     b.add_node("retrieve", build_retrieval_graph(c), input_schema=RetrievalInput)
+    b.add_node(
+        timed(list_documents.make(c)), timeout=s.vector_timeout, error_handler=list_documents.list_failed.handler(c)
+    )
     b.add_node(timed(search_web.make(c)), timeout=s.web_search_timeout, error_handler=search_web.web_failed.handler(c))
     b.add_node(
         timed(generate_answer.make(c)),
@@ -114,6 +119,7 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_conditional_edges("check_hallucination", routes.after_hallucination_check)
     b.add_conditional_edges("grade_answer", routes.after_answer_grade)
     b.add_edge("answer_directly", "guard_output")
+    b.add_edge("list_documents", "guard_output")
     b.add_edge("fallback_answer", "guard_output")
     b.add_edge("guard_output", "finish_run")
     b.add_edge("fail_run", "finish_run")

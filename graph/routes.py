@@ -76,8 +76,10 @@ def after_cache(state: RAGState) -> Literal["route_question", "finish_run"]:
     return "finish_run" if state.get("cache_hit") else "route_question"
 
 
-def after_route(state: RAGState) -> Literal["rewrite_query", "search_web", "answer_directly"]:
+def after_route(state: RAGState) -> Literal["rewrite_query", "list_documents", "search_web", "answer_directly"]:
     route = state.get("route")
+    if route == "metadata_search":
+        return "list_documents"
     if route == "web_search":
         return "search_web"
     if route == "direct_answer":

@@ -234,9 +234,11 @@ class OutputState(TypedDict, total=False):
     confidence: float
     """0..1; for the extractive path the share of question terms the chosen sentences cover."""
     route: str
-    """Which branch answered: vector_search, web_search, direct_answer (blocked: the input guardrail)."""
-    path: Literal["llm", "extractive", "none"]
-    """Whether a language model or the extractive fallback produced the answer (none: refusal, error)."""
+    """Which branch answered: vector_search, metadata_search, web_search, direct_answer (blocked: the
+    input guardrail)."""
+    path: Literal["llm", "extractive", "metadata", "none"]
+    """Whether a language model or the extractive fallback produced the answer, or a listing of the
+    documents that meet the question's conditions (metadata); none: refusal, error."""
     escalation: Escalation | None
     """Set when the graph gave up (loop cap, no results, error): reason, node, counts; None otherwise."""
     request_id: str

@@ -35,7 +35,14 @@ from components.text.language import detect_language, has_japanese, mecab
 # marker ("# Title"), "#1", "C#" or a URL fragment is not a tag. Unlike Obsidian, a Japanese
 # character may precede the "#" (「2024年の#料理」), since Japanese is written without spaces.
 _TAG = re.compile(r"(?<![A-Za-z0-9_&/:.=#-])#([^\s#.,;:!?。、，．！？「」『』()（）\[\]{}\"'`]+)")
-_TAGGED = re.compile(r"\b(?:tagged(?:\s+with)?|with\s+(?:the\s+)?tag)\s+([\w/-]+)", re.IGNORECASE)
+# "tagged rag", "tagged both retrieval and bm25", "with the tag X", "have the tags X, Y": the words after
+# the cue, of which only known tags count (and the phrase ends at the last of them)
+_TAGGED = re.compile(
+    r"\b(?:tagged(?:\s+with)?(?:\s+both)?|(?:with|having|have|has)\s+(?:the\s+|a\s+)?tags?)\s+"
+    r"((?:#?[\w/-]+)(?:\s*(?:,|&|\band\b)\s*#?[\w/-]+)*)",
+    re.IGNORECASE,
+)
+_TAG_LIST_SEP = re.compile(r"\s*(?:,|&|\band\b)\s*", re.IGNORECASE)
 
 # A question about the user's notes: only then does a date mean "created in".
 _CUE_EN = re.compile(
@@ -81,6 +88,10 @@ _GENERIC_EN = frozenset(
         "from",
         "give",
         "have",
+        "has",
+        "having",
+        "both",
+        "tags",
         "i",
         "in",
         "is",
@@ -107,6 +118,12 @@ _GENERIC_EN = frozenset(
         "to",
         "wrote",
         "written",
+        "write",
+        "create",
+        "made",
+        "s",
+        "between",
+        "anything",
         "was",
         "were",
         "what",
@@ -131,6 +148,7 @@ _GENERIC_EN = frozenset(
 _GENERIC_JA = re.compile(
     r"(メモ|ノート|一覧|全部|すべて|全て|記事|ファイル|文書|ドキュメント|ページ|日記|記録|タグ|付き|見せて|"
     r"教えて|出して|探して|リスト|ください|下さい|書いた|作成した|作った|保存した|もの|どれ|何|なに|ある|あった|"
+    r"付いた|付いている|ついた|ついている|にして|して|両方|"
     r"[のをにでがはともへやかな、。？！?!\s・「」（）()])"
 )
 
@@ -250,9 +268,15 @@ def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, st
         end = m.start(1) + len(tag)
         found.append((tag, Span(m.start(), end), f"'#{tag}'"))
     for m in _TAGGED.finditer(q):
-        word = m.group(1)
-        if word.lower() in known_map:
-            found.append((known_map[word.lower()], Span(m.start(), m.end()), f"{m.group(0)!r}"))
+        words = _TAG_LIST_SEP.split(m.group(1))
+        known_words = [w.lstrip("#") for w in words if w.lstrip("#").lower() in known_map]
+        if not known_words:
+            continue
+        # the phrase runs to the last known tag: what follows it is the question's own words
+        last = known_words[-1]
+        end = m.start(1) + m.group(1).lower().rfind(last.lower()) + len(last)
+        for word in known_words:
+            found.append((known_map[word.lower()], Span(m.start(), end), f"{q[m.start() : end]!r}"))
     return found, [s for _, s, _ in found]
 
 

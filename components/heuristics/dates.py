@@ -84,6 +84,26 @@ def find_periods(q: str, today: date) -> list[Period]:
         a, b = int(m.group(1)), int(m.group(2))
         if a <= b:
             add(m, date(a, 1, 1), date(b, 12, 31))
+    # month ranges: "between January and March 2025", "from Jan 2024 to Mar 2025", 「2025年1月から3月まで」
+    month_range = (
+        rf"\b(?:between|from)\s+({_MONTH_RE})\.?(?:\s+{_YEAR})?\s+(?:and|to|until|through|-|–)\s+"
+        rf"({_MONTH_RE})\.?,?\s+{_YEAR}\b"
+    )
+    for m in re.finditer(month_range, q, flags):
+        y2 = int(m.group(4))
+        y1 = int(m.group(2)) if m.group(2) else y2
+        m1, m2 = _MONTHS[m.group(1).lower()], _MONTHS[m.group(3).lower()]
+        if (y1, m1) <= (y2, m2):
+            add(m, date(y1, m1, 1), _month_end(y2, m2))
+    ja_range = (
+        rf"(?<!\d){_YEAR}\s*年\s*(\d{{1,2}})\s*月\s*(?:から|〜|~|-|–)\s*"
+        rf"(?:{_YEAR}\s*年\s*)?(\d{{1,2}})\s*月(?:まで)?"
+    )
+    for m in re.finditer(ja_range, q):
+        y1, y2 = int(m.group(1)), int(m.group(3) or m.group(1))
+        lo_ym, hi_ym = ym(str(y1), m.group(2)), ym(str(y2), m.group(4))
+        if lo_ym and hi_ym and lo_ym <= hi_ym:
+            add(m, date(*lo_ym, 1), _month_end(*hi_ym))
     # --- full dates
     for m in re.finditer(rf"(?<!\d){_YEAR}\s*(?:年|[-/.])\s*(\d{{1,2}})\s*(?:月|[-/.])\s*(\d{{1,2}})\s*日?(?!\d)", q):
         d = safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))

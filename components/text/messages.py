@@ -67,6 +67,53 @@ NUMBERS_UNMET = {
 """Beside an answer whose cited passages never state a number (a year, a date, a dose) the question names."""
 
 
+LISTED = {
+    "ja": "条件（{conditions}）に合う文書は {count} 件です（{order}）。",
+    "en": "{count} documents match {conditions} ({order}).",
+}
+"""The head of a listing: the answer to a question that states conditions on documents, not a topic."""
+
+LISTED_ONE = {
+    "ja": "条件（{conditions}）に合う文書は 1 件です。",
+    "en": "One document matches {conditions}.",
+}
+
+LISTED_NONE = {
+    "ja": "条件（{conditions}）に合う文書はありません。条件を減らすか、期間を広げてみてください。",
+    "en": "No document matches {conditions}. Try fewer conditions or a wider period.",
+}
+
+LISTED_MORE = {
+    "ja": "ほか {more} 件（最初の {shown} 件を表示）。",
+    "en": "… and {more} more (the first {shown} shown).",
+}
+
+LISTED_ORDER = {
+    "ja": {"newest": "新しい順", "oldest": "古い順"},
+    "en": {"newest": "newest first", "oldest": "oldest first"},
+}
+
+LISTED_CONDITIONS = {
+    "ja": {
+        "tags": "タグ {values}",
+        "vaults": "ボールト {values}",
+        "created_between": "作成日 {start}〜{end}",
+        "created_from": "作成日 {start} 以降",
+        "created_to": "作成日 {end} 以前",
+        "join": "、",
+    },
+    "en": {
+        "tags": "tags {values}",
+        "vaults": "vault {values}",
+        "created_between": "created {start} to {end}",
+        "created_from": "created on or after {start}",
+        "created_to": "created on or before {end}",
+        "join": "; ",
+    },
+}
+"""How a listing words the conditions it applied, per language."""
+
+
 # --------------------------------------------------------------------------- warnings
 # A run's ``warnings`` say why an answer is what it is (where it came from, what was left out).
 # These are in English whatever the question's language; each is a ``str.format`` template.

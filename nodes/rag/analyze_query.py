@@ -43,6 +43,8 @@ def make(c: Components) -> Node:
             rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
             found = dict(rules.filters)
             analysis.update(explanations=list(rules.explanations), structured=rules.structured)
+            if rules.filters:  # the topic left once the words that only stated filters are cut
+                analysis["search_text"] = rules.search_text
             llm = await ask_llm(
                 c,
                 ctx,

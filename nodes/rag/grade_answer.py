@@ -53,8 +53,11 @@ def make(c: Components) -> Node:
             return {"useful": g.useful, "score": 1.0 if g.useful else 0.0, "reason": g.reason, "path": "llm"}
 
         def without_llm() -> AnswerVerdict:
+            # the question's conditions (「2024年に書いた」, "tagged #rag") are the filters' job: an answer
+            # about the topic need not repeat them, so usefulness is judged on the topic the analysis left
+            topic = (state.get("analysis") or {}).get("search_text") or question
             a = grading.grade_answer(
-                raw_words(state, question),
+                raw_words(state, topic),
                 answer,
                 embed=c.embedder.encode_queries,
                 tokenize=c.tokenizer,

@@ -17,9 +17,12 @@ Today is {today}. Known vaults: {vaults}. Known tags: {tags}.
 Only return a filter the question states explicitly (a date or period, a #tag, a vault name from the
 known list). Never guess: return empty lists and nulls when the question states none."""
 
-ROUTE_SYSTEM = """You route a user's question to one of three routes.
+ROUTE_SYSTEM = """You route a user's question to one of four routes.
 - vector_search: the question asks about the user's own notes, documents, papers or knowledge
   (anything that could be answered from an indexed document collection). Prefer this when unsure.
+- metadata_search: the question only asks which documents meet conditions, with no topic beyond
+  them: a #tag, a vault, a date or period ("notes tagged #rag", "what did I write in March 2025?").
+  A question with a topic as well ("what did I write about karaage in 2025?") is vector_search.
 - web_search: the question asks about recent or outside events (news, today's weather, current prices,
   latest releases) that a personal document collection cannot hold.
 - direct_answer: greetings, thanks, chit-chat, or questions about you that need no documents."""

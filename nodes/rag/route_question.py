@@ -1,4 +1,8 @@
-"""Router node: decides vector search, web search or a direct answer, and writes why.
+"""Router node: decides vector search, a listing by metadata, web search or a direct answer, and writes why.
+
+A question query analysis marked ``structured`` (conditions on documents and nothing else: 「2025年に
+書いた #料理 のメモは？」) goes to the metadata route whichever router spoke; the LLM router may send
+other questions there too, when the run has filters to list by.
 
 With an LLM the router model decides (structured output); without one, or when its breaker
 is open, the question's embedding is compared with route exemplars (components/heuristics/routing.py),
@@ -15,6 +19,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.resilience.errors import RAGError
+from components.retrieval.filters import SearchFilters
 from components.text import messages
 from graph.context import Context
 from graph.state import RAGState, previous_question
@@ -41,6 +47,14 @@ def _route_by_exemplars(c: Components, question: str, previous: str) -> tuple[st
     return decision.route, decision.reason
 
 
+def _has_conditions(state: RAGState) -> bool:
+    """Whether the run has filters to list documents by (from the question, the caller or the profile)."""
+    try:
+        return not SearchFilters.parse(state.get("search_filters")).is_empty()
+    except RAGError:
+        return False
+
+
 def make(c: Components) -> Node:
     async def route_question(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
@@ -61,8 +75,11 @@ def make(c: Components) -> Node:
             ),
         )
         notes: list[str] = []
-        if (state.get("analysis") or {}).get("structured") and route != "vector_search":
-            route, reason = "vector_search", f"the question states metadata conditions ({reason})"
+        if (state.get("analysis") or {}).get("structured"):
+            # the rules found conditions and nothing else: exact, so they win over either router
+            route, reason = "metadata_search", f"the question only states conditions on documents ({reason})"
+        elif route == "metadata_search" and not _has_conditions(state):
+            route, reason = "vector_search", f"no conditions to list documents by ({reason})"
         if route == "web_search" and not web_enabled(c, ctx):
             notes.append(messages.WEB_SEARCH_OFF)
             route, reason = "vector_search", f"web search is off ({reason})"

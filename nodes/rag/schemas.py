@@ -24,9 +24,10 @@ class ExtractedFilters(BaseModel):
 class RouteDecision(BaseModel):
     """Where the question should go."""
 
-    route: Literal["vector_search", "web_search", "direct_answer"] = Field(
-        description="vector_search: about the user's documents or knowledge; web_search: recent or outside events; "
-        "direct_answer: greetings, chit-chat, general questions needing no documents."
+    route: Literal["vector_search", "metadata_search", "web_search", "direct_answer"] = Field(
+        description="vector_search: about the user's documents or knowledge; metadata_search: asks only which "
+        "documents meet conditions (a tag, a vault, a date or period) with no topic; web_search: recent or "
+        "outside events; direct_answer: greetings, chit-chat, general questions needing no documents."
     )
     reason: str = Field(default="", description="One short sentence saying why.")
 

@@ -115,6 +115,20 @@ def test_ask_json_then_a_follow_up_in_another_process_continues_the_thread(home:
     assert messages[1].content == first["answer"]
 
 
+def test_questions_that_only_state_conditions_list_the_notes_that_meet_them(home: Path) -> None:
+    ja = json.loads(rag(home, "ask", "2025年に書いた #料理 のメモは？", "--json").stdout)
+    assert (ja["route"], ja["path"], ja["escalation"]) == ("metadata_search", "metadata", None)
+    assert ja["answer"].splitlines() == [
+        "条件（タグ #料理、作成日 2025-01-01〜2025-12-31）に合う文書は 1 件です。",
+        "1. Karaage · 2025-04-20 · life/recipes/Karaage.md · #cooking #japanese-food #料理 [1]",
+    ]
+    en = rag(home, "ask", "Which notes are tagged rag?").stdout
+    assert "3 documents match tags #rag (newest first)." in en
+    listed = re.findall(r"^\d+\. (.+?) · ", en, re.M)
+    assert listed == ["チャンク分割", "LangGraph State Machines", "Retrieval-Augmented Generation"]
+    assert re.search(r"^confidence 1\.00 · route metadata_search · path metadata$", en, re.M)
+
+
 def test_profile_filters_apply_to_questions_asked_as_that_user(home: Path) -> None:
     stored = json.loads(rag(home, "profile", "u1", "--vault", "life").stdout)
     assert stored["profile"] == {"filters": {"vaults": ["life"]}}

@@ -112,6 +112,14 @@ def test_ingest_then_ask_wait_and_stream_in_one_thread(server: LangGraphDev) -> 
         assert [m["type"] for m in messages] == ["human", "ai", "human", "ai"]
         assert [m["content"] for m in messages[::2]] == [MONSTERA, MISO]
 
+        # a question that only states conditions lists the notes that meet them (none the caller may not see)
+        listing = await client.runs.wait(None, "rag", input={"question": "2025年に書いた #料理 のメモは？"})
+        assert isinstance(listing, dict) and listing["route"] == "metadata_search", listing
+        assert [s["title"] for s in listing["sources"]] == ["Karaage"] and "Karaage" in listing["answer"]
+        vault = await client.runs.wait(None, "rag", input={"question": "Show me everything in my life vault"})
+        assert isinstance(vault, dict) and vault["route"] == "metadata_search", vault
+        assert len(vault["sources"]) == 10 and "Salary" not in vault["answer"]  # 11 documents, one for hr only
+
         # a chat app's verdict on the last answer, through the feedback route beside the graphs
         bearer = {"Authorization": f"Bearer {ALICE}"}
         async with httpx.AsyncClient(base_url=url, timeout=60, headers=bearer) as http:

@@ -52,6 +52,15 @@ def run(q: str) -> dict:  # type: ignore[type-arg]
         ("researchのボールトにある評価指標のメモ", {"vaults": ["research"]}),
         ("life保管庫のレシピ", {"vaults": ["life"]}),
         ("my notes tagged rag", {"tags": ["rag"]}),
+        ("notes tagged both rag and cooking", {"tags": ["rag", "cooking"]}),
+        ("Which notes have the tag hybrid-search?", {"tags": ["hybrid-search"]}),
+        (
+            "What did I write between January and March 2025?",
+            {"created_from": "2025-01-01", "created_to": "2025-03-31"},
+        ),
+        ("my notes from Nov 2024 to Feb 2025", {"created_from": "2024-11-01", "created_to": "2025-02-28"}),
+        ("2025年1月から3月までに書いたメモ", {"created_from": "2025-01-01", "created_to": "2025-03-31"}),
+        ("2024年11月〜2025年2月のメモ", {"created_from": "2024-11-01", "created_to": "2025-02-28"}),
     ],
 )
 def test_stated_filters_are_extracted(question: str, expected: dict) -> None:  # type: ignore[type-arg]
@@ -99,6 +108,13 @@ def test_metadata_listings_are_structured_and_topical_questions_are_not() -> Non
     assert run("2024年の#料理のメモ")["structured"] is True
     assert run("#料理")["structured"] is True and run("#料理")["search_text"] == "料理"
     assert run("#料理 の味噌汁で味噌を入れるタイミング")["structured"] is False
+    assert run("What notes did I write in 2024?")["structured"] is True
+    assert run("Which notes have the tag rag?")["structured"] is True
+    assert run("#rag タグが付いたノートを一覧にして")["structured"] is True
+    assert run("#料理 と #cooking の両方が付いたメモ")["structured"] is True
+    # a topic beside the conditions keeps the question on vector search, the filters applied
+    assert run("Which notes are tagged rag and what do they say about chunking?")["structured"] is False
+    assert run("What did I write about karaage in 2024?")["structured"] is False
 
 
 def test_language_follows_the_question() -> None:

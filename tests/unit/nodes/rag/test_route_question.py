@@ -41,11 +41,25 @@ def test_web_search_while_it_is_off_searches_the_index_with_a_warning(
     assert out["trace"] == {"web_available": False}
 
 
-def test_a_question_that_only_states_conditions_searches_the_index(
+def test_a_question_that_only_states_conditions_lists_documents_whichever_router_spoke(
     notes: Components, ollama: tuple[str, Behaviour]
 ) -> None:
     url, b = ollama
     b.chat_handler = answering(RouteDecision={"route": "direct_answer", "reason": "no question"})
-    state = {"question": "#plants notes from 2024", "analysis": {"structured": True}}
+    state = {"question": "#plants notes from 2024", "analysis": {"structured": True}, "search_filters": {}}
     out = run(route_question.make(with_llm_server(notes, url)), state, Context())
-    assert out["route"] == "vector_search" and "states metadata conditions" in out["route_reason"]
+    assert out["route"] == "metadata_search" and "only states conditions" in out["route_reason"]
+    out = run(route_question.make(notes), state, Context())
+    assert out["route"] == "metadata_search" and out["route_reason"].startswith("embedding: the question only")
+
+
+def test_the_llm_routes_to_a_listing_only_when_there_are_conditions_to_list_by(
+    notes: Components, ollama: tuple[str, Behaviour]
+) -> None:
+    url, b = ollama
+    b.chat_handler = answering(RouteDecision={"route": "metadata_search", "reason": "a listing"})
+    c = with_llm_server(notes, url)
+    out = run(route_question.make(c), {"question": "Which of my notes are about plants?"}, Context())
+    assert out["route"] == "vector_search" and "no conditions" in out["route_reason"]
+    state = {"question": "Which #plants notes do I have?", "search_filters": {"tags": ["plants"]}}
+    assert run(route_question.make(c), state, Context())["route"] == "metadata_search"

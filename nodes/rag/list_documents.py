@@ -1,0 +1,119 @@
+"""Metadata route: a question that only states conditions on documents gets the documents that meet them.
+
+「2025年に書いた #料理 のメモは？」 and "Which notes are tagged rag?" name a tag, a vault or a period
+and no topic (query analysis marks them ``structured``). Vector search has nothing to rank them by,
+and the graders then judge an answer about "notes" useless; so the router sends them here. The node
+reads every chunk the run's filters admit (within the caller's access groups, as every read does),
+keeps one row per document, and answers with the list: a count, the conditions applied, and each
+document's title, date, place and tags (authors and year for papers), ordered as the question
+implies (``components.retrieval.listing``), in the question's language. Each listed document is a
+numbered source, so chat clients show them as citations. The answer comes from the store alone:
+no model is asked, and nothing is cached (a listing changes with every note written).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from components.factory import Components
+from components.retrieval.listing import LIST_FIELDS, ListedDocument, conditions, documents_of, order
+from components.text import messages
+from graph.context import Context
+from graph.state import Passage, RAGState, Source, language_of
+from nodes.rag.common import run_filters
+from nodes.rag.failures import Fallback
+from nodes.types import RAGNode as Node
+
+log = logging.getLogger(__name__)
+
+#: documents a listing shows at most (the count says how many matched)
+MAX_LISTED = 50
+_AUTHORS_SHOWN = 3
+
+
+def make(c: Components) -> Node:
+    async def list_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context or Context()
+        filters = await asyncio.to_thread(run_filters, c, state, ctx)
+        index = c.index(state["collection"])
+        async with c.breakers.guard("vector_store"):
+            points = await asyncio.to_thread(
+                lambda: list(index.scroll(fields=list(LIST_FIELDS), scroll_filter=filters.to_qdrant()))
+            )
+        ordered, sort = order(documents_of(p.payload or {} for p in points), state.get("question") or "", filters)
+        language = language_of(state)
+        shown = ordered[:MAX_LISTED]
+        lines = [_line(n, d) for n, d in enumerate(shown, start=1)]
+        answer = "\n".join([_head(len(ordered), conditions_text(filters, language), sort, language), *lines])
+        if len(ordered) > len(shown):
+            more = messages.LISTED_MORE[language if language in messages.LISTED_MORE else "en"]
+            answer += "\n" + more.format(more=len(ordered) - len(shown), shown=len(shown))
+        log.info("metadata route: %d documents match %s", len(ordered), filters.without_access().conditions())
+        return {
+            "answer": answer,
+            "sources": [_source(n, d) for n, d in enumerate(shown, start=1)],
+            # the output rail checks an answer against its passages: each line is what the store holds
+            "passages": [_passage(n, d, line) for n, (d, line) in enumerate(zip(shown, lines, strict=True), start=1)],
+            "confidence": 1.0,
+            "path": "metadata",
+        }
+
+    return list_documents
+
+
+def conditions_text(filters: Any, language: str) -> str:
+    labels = messages.LISTED_CONDITIONS.get(language, messages.LISTED_CONDITIONS["en"])
+    return labels["join"].join(conditions(filters, labels))
+
+
+def _head(count: int, applied: str, sort: str, language: str) -> str:
+    if count == 0:
+        return messages.pick(messages.LISTED_NONE, language).format(conditions=applied)
+    if count == 1:
+        return messages.pick(messages.LISTED_ONE, language).format(conditions=applied)
+    orders = messages.LISTED_ORDER.get(language, messages.LISTED_ORDER["en"])
+    return messages.pick(messages.LISTED, language).format(count=count, conditions=applied, order=orders[sort])
+
+
+def _line(n: int, d: ListedDocument) -> str:
+    parts = [d.title]
+    if d.authors:
+        names = ", ".join(d.authors[:_AUTHORS_SHOWN]) + (" et al." if len(d.authors) > _AUTHORS_SHOWN else "")
+        parts.append(f"{names} ({d.year})" if d.year else names)
+    elif d.when:
+        parts.append(d.when)
+    parts.append(d.place)
+    if d.tags:
+        parts.append(" ".join(f"#{t}" for t in d.tags))
+    return f"{n}. " + " · ".join(parts) + f" [{n}]"
+
+
+def _source(n: int, d: ListedDocument) -> Source:
+    return Source(n=n, doc_id=d.doc_id, source=d.source, title=d.title, section="", score=None, chunk_ids=[d.chunk_id])
+
+
+def _passage(n: int, d: ListedDocument, line: str) -> Passage:
+    return Passage(
+        n=n,
+        text=line,
+        doc_id=d.doc_id,
+        chunk_ids=[d.chunk_id],
+        source=d.source,
+        title=d.title,
+        section="",
+        score=None,
+        parent_id=None,
+        extent="chunk",
+    )
+
+
+list_failed = Fallback(
+    breaker="vector_store",
+    goto="fallback_answer",
+    update=lambda why: {"fallback_reason": f"the index could not be read ({why})"},
+)
+"""Store down or slow: the polite fallback, with the reason."""
