@@ -305,6 +305,12 @@ def _has_cue(q: str, lang: str) -> bool:
     return bool(_CUE_EN.search(q) or _CUE_I.search(q) or _CUE_JA.search(q))
 
 
+def about_the_user(question: str) -> bool:
+    """Whether a question is about the user's own notes, life or work ("How far did I run?", "my
+    notes", 「私が書いた」): their notes may hold the answer, so it is not small talk."""
+    return _has_cue(unicodedata.normalize("NFKC", question or ""), "")
+
+
 # ------------------------------------------------------------------------------- text
 def _cut(q: str, spans: list[Span]) -> str:
     """The question without the filter phrases, tidied (no dangling particles or prepositions)."""

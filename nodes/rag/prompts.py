@@ -25,7 +25,9 @@ ROUTE_SYSTEM = """You route a user's question to one of four routes.
   A question with a topic as well ("what did I write about karaage in 2025?") is vector_search.
 - web_search: the question asks about recent or outside events (news, today's weather, current prices,
   latest releases) that a personal document collection cannot hold.
-- direct_answer: greetings, thanks, chit-chat, or questions about you that need no documents."""
+- direct_answer: greetings, thanks, chit-chat, or questions about you that need no documents.
+  A question about the user's own life, work, plans or records ("How far did I run?", "What did I
+  decide about X?") is vector_search: their notes may hold the answer."""
 
 REWRITE_SYSTEM = """You turn the user's latest question into a standalone search query.
 Resolve pronouns and follow-ups using the conversation so far. Keep the question's language

@@ -19,6 +19,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.heuristics.analysis import about_the_user
 from components.resilience.errors import RAGError
 from components.retrieval.filters import SearchFilters
 from components.text import messages
@@ -75,6 +76,10 @@ def make(c: Components) -> Node:
             ),
         )
         notes: list[str] = []
+        if route == "direct_answer" and about_the_user(raw_words(state, question)):
+            # "How far did I run?" reads like small talk to the exemplars, but the user's notes may
+            # answer it; and without a model the direct route can only say that it needs one
+            route, reason = "vector_search", f"about the user's own notes or life ({reason})"
         if (state.get("analysis") or {}).get("structured"):
             # the rules found conditions and nothing else: exact, so they win over either router
             route, reason = "metadata_search", f"the question only states conditions on documents ({reason})"

@@ -23,6 +23,18 @@ def test_without_a_model_questions_about_notes_search_the_index_and_greetings_ar
         assert out["route_reason"].startswith("embedding: ") and out["notes"] == []
 
 
+def test_a_question_about_the_users_own_life_searches_the_notes_even_when_it_reads_like_small_talk(
+    notes: Components, ollama: tuple[str, Behaviour]
+) -> None:
+    out = run(route_question.make(notes), {"question": "How far did I run?"})
+    assert out["route"] == "vector_search" and "about the user's own" in out["route_reason"]
+    assert run(route_question.make(notes), {"question": "私はいつ走った？"})["route"] == "vector_search"
+    url, b = ollama
+    b.chat_handler = answering(RouteDecision={"route": "direct_answer", "reason": "small talk"})
+    out = run(route_question.make(with_llm_server(notes, url)), {"question": "How far did I run?"})
+    assert out["route"] == "vector_search" and out["route_reason"].startswith("llm: about the user's own")
+
+
 def test_a_short_follow_up_goes_where_the_question_before_it_went(notes: Components) -> None:
     thread = [HumanMessage(MONSTERA), AIMessage("Water it when the soil is dry [1]."), HumanMessage("And in winter?")]
     out = run(route_question.make(notes), {"question": "And in winter?", "messages": thread})
