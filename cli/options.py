@@ -25,8 +25,8 @@ Format = Annotated[str, typer.Option("-f", "--format", help="text, json, markdow
 Yes = Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")]
 
 # ---------------------------------------------------------------- filters (cli.search_cmd.build_filters)
-Vault = Annotated[list[str], typer.Option("--vault", help="Only these vaults (any of; repeat).")]
-Tag = Annotated[list[str], typer.Option("--tag", help="Only chunks with all these tags (repeat).")]
+Vault = Annotated[list[str], typer.Option("--vault", help="Only these vaults (any of; repeat or a,b).")]
+Tag = Annotated[list[str], typer.Option("--tag", help="Only chunks with all these tags (repeat or a,b).")]
 DateFrom = Annotated[str | None, typer.Option("--from", help="Created on or after YYYY-MM-DD.")]
 DateTo = Annotated[str | None, typer.Option("--to", help="Created on or before YYYY-MM-DD.")]
 Lang = Annotated[str | None, typer.Option("--lang", help="Language: ja, en.")]

@@ -50,6 +50,13 @@ def _scalar(raw: str) -> Any:
     return {"true": True, "false": False}.get(raw.lower(), raw)
 
 
+def listed(values: Sequence[str]) -> list[str]:
+    """The values of a list option given repeated or comma-separated (``--collections a,b``), in order,
+    once each: a comma list read as one value would match nothing, silently."""
+    out = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    return list(dict.fromkeys(out))
+
+
 def build_filters(
     *,
     vault: Sequence[str] = (),
@@ -71,6 +78,9 @@ def build_filters(
     """The filters of the CLI's options; the paper-query options are ``where`` conditions on the
     document's metadata (``metadata.year``, ``metadata.collections``, ``metadata.item_type``)."""
     conditions = [parse_where(w) for w in where]
+    vault, tag, collections, item_types, chunk_types = (
+        listed(v) for v in (vault, tag, collections, item_types, chunk_types)
+    )
     if year_min is not None or year_max is not None:
         bounds = {"gte": year_min, "lte": year_max}
         conditions.append({"key": "metadata.year", "op": "range", **{k: v for k, v in bounds.items() if v is not None}})
@@ -88,7 +98,7 @@ def build_filters(
         "section": section,
         "language": lang,
         "doc_ids": list(doc_id) or None,
-        "chunk_types": [t.strip() for v in chunk_types for t in v.split(",") if t.strip()] or None,
+        "chunk_types": list(chunk_types) or None,
         "where": conditions,
     }
     return {k: v for k, v in f.items() if v not in (None, [])}

@@ -44,10 +44,10 @@ def search(
         int | None, typer.Option("--year-max", help="Documents whose metadata year is <= this.")
     ] = None,
     collections: Annotated[
-        list[str], typer.Option("--collections", help="Documents in any of these metadata collections (repeat).")
+        list[str], typer.Option("--collections", help="Documents in any of these metadata collections (repeat or a,b).")
     ] = [],  # noqa: B006
     item_types: Annotated[
-        list[str], typer.Option("--item-types", help="Documents of any of these metadata item types (repeat).")
+        list[str], typer.Option("--item-types", help="Documents of any of these metadata item types (repeat or a,b).")
     ] = [],  # noqa: B006
     chunk_types: Annotated[
         list[str],

@@ -180,6 +180,9 @@ def test_paper_filters_select_by_year_collection_and_item_type(tmp_path: Path) -
     assert docs("--collections", "ir") == {"bm25", "dpr"}
     assert docs("--item-types", "preprint", "--item-types", "journalArticle") == {"bm25", "rag"}
     assert docs("--year-min", "2020", "--collections", "ir") == {"dpr"}
+    # a comma list is a list, not one value that matches nothing
+    assert docs("--item-types", "preprint,journalArticle") == {"bm25", "rag"}
+    assert docs("--collections", "ir, nlp") == {"bm25", "dpr", "rag"}
 
 
 def test_chunk_types_are_recorded_filterable_and_given_to_an_older_store(tmp_path: Path) -> None:
