@@ -145,6 +145,8 @@ class Result(TypedDict, total=False):
     section_hierarchy: list[str]
     chunk: str | None
     """"3 of 7": where the chunk sits in its document."""
+    position: int | None
+    """The chunk's index in its document, from 0 (what ``chunk`` says for people), for programs."""
     vault: str | None
     tags: list[str]
     aliases: list[str]
@@ -160,8 +162,9 @@ class Result(TypedDict, total=False):
     """The document's own metadata: frontmatter keys beyond title, tags, dates and aliases; a JSONL
     record's ``metadata`` (payload key ``metadata``, filterable as ``metadata.KEY``)."""
     injection: float | None
-    """The chunk's injection score from ingestion (0..1; 0.5 and up: it holds instructions aimed at
-    the assistant, and Q&A keeps it from every model); None for chunks indexed before scoring."""
+    """The chunk's injection score from ingestion (0..1; at ``POLICY.document_injection_threshold``
+    and up it holds instructions aimed at the assistant, and Q&A keeps it from every model); None
+    for chunks indexed before scoring."""
     chunks: NotRequired[list[Result]]
     """With ``group_by_document``: the document's matching chunks (the entry is then a document)."""
 

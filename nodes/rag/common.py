@@ -43,6 +43,7 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "title": payload.get("title"),
         "section_hierarchy": payload.get("section_hierarchy") or [],
         "chunk": f"{idx + 1} of {total}" if isinstance(idx, int) and isinstance(total, int) else None,
+        "position": idx if isinstance(idx, int) else None,
         "chunk_type": payload.get("chunk_type"),
         "vault": payload.get("vault"),
         "tags": payload.get("tags") or [],

@@ -80,6 +80,7 @@ def test_results_carry_metadata_and_scores(indexed: Any) -> None:
         and best["language"] == "en"
         and best["chunk"].endswith(f"of {best['chunk'].split()[-1]}")
     )
+    assert best["position"] == int(best["chunk"].split()[0]) - 1 and best["chunk_id"].endswith(f"#{best['position']}")
     assert 0 < out["results"][-1]["score"] <= best["score"] <= 1.0
     assert set(best["ranks"]) <= {"dense", "bm25"} and best["retriever_scores"]
     # no cross-encoder is the default, not a degradation: said under --debug, not as a warning
