@@ -117,6 +117,8 @@ class SearchRequest(Request):
 
     question: str = ""
     top_k: int = 10
+    #: results skipped before the ``top_k`` shown (``--offset``: the next page)
+    offset: int = 0
     filters: dict[str, Any] = field(default_factory=dict)
     debug: bool = False
     group_by_document: bool = False
@@ -134,6 +136,7 @@ class SearchRequest(Request):
             "mode": "search",
             "question": self.question,
             "top_k": self.top_k,
+            "offset": self.offset,
             "filters": dict(self.filters),
             "debug": self.debug,
             "group_by_document": self.group_by_document,

@@ -40,6 +40,8 @@ class Asked(Asker, total=False):
     """Results (search) or sources (Q&A) wanted, as ``guard_input`` settled them for the run."""
     collection: str
     """The collection searched, as ``guard_input`` settled it for the run."""
+    offset: int
+    """Search: results skipped before the ``top_k`` shown (paging), as ``guard_input`` settled it."""
     filters: dict[str, Any]
     similar_to: str
     group_by_document: bool

@@ -223,6 +223,8 @@ class InputState(TypedDict, total=False):
     """Metadata filters (vault, tags, dates, source, language, ...)."""
     top_k: int | None
     """How many results or sources to return."""
+    offset: int | None
+    """Search: skip this many results first (paging); ranks go on from ``offset + 1``."""
     messages: Annotated[list[AnyMessage], add_messages]
     """Conversation so far (LangGraph chat convention)."""
 

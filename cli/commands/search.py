@@ -27,6 +27,9 @@ def search(
         int,
         typer.Option("-k", "--top-k", min=1, max=1000, help="Results to return (documents with --group-by-document)."),
     ] = 10,
+    offset: Annotated[
+        int, typer.Option("--offset", min=0, max=999, help="Skip this many results first (the next page).")
+    ] = 0,
     vault: Vault = [],  # noqa: B006 - typer reads the default; never mutated
     tag: Tag = [],  # noqa: B006
     date_from: DateFrom = None,
@@ -124,6 +127,7 @@ def search(
     request = search_cmd.SearchRequest(
         question=query,
         top_k=k,
+        offset=offset,
         filters=search_cmd.build_filters(**options),
         debug=debug,
         group_by_document=group,

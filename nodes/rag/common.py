@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -57,6 +57,11 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "injection": payload.get("injection"),
         **extra,
     }
+
+
+def depth(state: Mapping[str, Any]) -> int:
+    """How many ranked results a retrieval needs: the ``top_k`` shown and the ``offset`` skipped before them."""
+    return int(state["top_k"]) + int(state.get("offset") or 0)
 
 
 class Filtered(TypedDict, total=False):

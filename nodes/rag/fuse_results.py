@@ -16,6 +16,7 @@ from components.retrieval.results import of_first_documents
 from components.text.language import written_in
 from graph.context import Context
 from graph.retrieval_state import RetrievalState
+from nodes.rag.common import depth
 from nodes.types import RetrievalNode as Node
 
 
@@ -32,7 +33,7 @@ def make(c: Components) -> Node:
         method = fusion.get(ctx.fusion)
         scripts = [written_in(q) for q in state.get("queries") or []]
         fused = fusion.fuse(dense, lexical, k=params.k, weights=params.weights, method=method.name, scripts=scripts)
-        keep = max(ctx.rerank_candidates, state["top_k"])
+        keep = max(ctx.rerank_candidates, depth(state))
         # grouped, top_k counts documents: every fused chunk of the first top_k documents stays
         head = of_first_documents(fused, keep, _doc_id) if state.get("group_by_document") else fused[:keep]
         t1 = time.perf_counter()

@@ -56,11 +56,15 @@ def unchecked_digest(text: str) -> str:
 
 def run_scope(c: Components, state: RAGState, ctx: Context) -> dict[str, Any]:
     """What every node of the run reads instead of deriving it: the number of results or sources
-    (``top_k``, 1 to 1000) and the collection's name."""
+    (``top_k``, 1 to 1000), how many results a search skips first (``offset``: ``top_k + offset`` at
+    most 1000, the depth retrieval reads) and the collection's name."""
     top_k = int(state.get("top_k") or ctx.top_k)
     if not 1 <= top_k <= 1000:
         raise QueryError(f"top_k must be between 1 and 1000, not {top_k}.")
-    return {"top_k": top_k, "collection": ctx.collection or c.settings.collection}
+    offset = int(state.get("offset") or 0) if state.get("mode") == "search" else 0
+    if offset < 0 or top_k + offset > 1000:
+        raise QueryError(f"offset must be 0 or more, with top_k + offset at most 1000 (not {top_k} + {offset}).")
+    return {"top_k": top_k, "offset": offset, "collection": ctx.collection or c.settings.collection}
 
 
 def make(c: Components) -> Node:

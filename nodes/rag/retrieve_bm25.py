@@ -15,7 +15,7 @@ from components.retrieval.hits import LISTED
 from components.retrieval.lexical import engine_search
 from graph.context import Context
 from graph.retrieval_state import RetrievalState
-from nodes.rag.common import run_filters
+from nodes.rag.common import depth, run_filters
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import for_retrieval
 from nodes.types import RetrievalNode as Node
@@ -29,7 +29,7 @@ def make(c: Components) -> Node:
         if state.get("similar_to") or "bm25" not in ctx.retrievers:  # "more like this" is a vector question
             return {"bm25_hits": []}
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
-        limit = max(ctx.candidates, state["top_k"])
+        limit = max(ctx.candidates, depth(state))
         queries = for_retrieval(state, state.get("queries") or [])
         # BM25 and its filters run in the store, beside the vectors, each query term weighed by the
         # collection's ranking idf (components/stores/lexical.py)

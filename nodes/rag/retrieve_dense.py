@@ -14,7 +14,7 @@ from components.retrieval.dense import dense_search, similar_search
 from components.retrieval.hits import LISTED
 from graph.context import Context
 from graph.retrieval_state import RetrievalState
-from nodes.rag.common import run_filters
+from nodes.rag.common import depth, run_filters
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import for_retrieval
 from nodes.types import RetrievalNode as Node
@@ -28,7 +28,7 @@ def make(c: Components) -> Node:
         if "dense" not in ctx.retrievers and not state.get("similar_to"):
             return {"dense_hits": []}
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
-        limit = max(ctx.candidates, state["top_k"])
+        limit = max(ctx.candidates, depth(state))
         collection = state["collection"]
         similar_to = state.get("similar_to")
         async with c.breakers.guard("vector_store"):  # open: CircuitOpen, and the handler goes on with BM25

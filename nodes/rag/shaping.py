@@ -39,6 +39,7 @@ def shape_results(
     """The update that ends a retrieval: results, their count, notes for the user, timings, debug."""
     top_k = state["top_k"]
     searching = state.get("mode") == "search"
+    offset = int(state.get("offset") or 0) if searching else 0
     notes: list[str] = []
     if not searching:  # Q&A: chunks carrying instructions never reach a model
         candidates, withheld = screen_candidates(candidates)
@@ -48,8 +49,10 @@ def shape_results(
         hit_to_result(
             i + 1, h["payload"], h["score"], ranks=h.get("ranks") or {}, retriever_scores=h.get("scores") or {}
         )
-        for i, h in enumerate(head(candidates, top_k, by_document=by_document))
+        for i, h in enumerate(head(candidates, top_k + offset, by_document=by_document))
     ]
+    if not by_document:  # a page: ranks go on from offset + 1
+        results = results[offset:]
     question = state.get("question") or ""
     spent = dict(timings)
     if question and results:
@@ -63,7 +66,7 @@ def shape_results(
     if not results and not candidates and question:
         notes.append(why_empty(c, state, ctx))
     if by_document:
-        results = group_by_document(results)[:top_k]
+        results = group_by_document(results)[offset : offset + top_k]
     out: dict[str, Any] = {"results": results, "total": len(results), "notes": notes, "timings_ms": spent}
     if state.get("debug"):
         out["debug_info"] = debug_details(state, rerank)

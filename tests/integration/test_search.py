@@ -69,6 +69,19 @@ def test_each_filter_admits_the_same_chunks_on_both_sides(indexed: Any, raw: dic
     assert out["results"] and {r["chunk_id"] for r in out["results"]} <= admitted_chunks
 
 
+def test_an_offset_pages_through_the_ranking_and_a_bad_one_is_refused(indexed: Any) -> None:
+    c, _ = indexed
+    ask = {"question": "retrieval", "context": Context(min_score=0.0)}
+    first = run(c, top_k=6, **ask)["results"]
+    page = run(c, top_k=3, offset=3, **ask)["results"]
+    assert [(r["rank"], r["chunk_id"]) for r in page] == [(r["rank"], r["chunk_id"]) for r in first[3:6]]
+    documents = run(c, top_k=4, group_by_document=True, **ask)["results"]
+    next_documents = run(c, top_k=2, offset=2, group_by_document=True, **ask)["results"]
+    assert [d["doc_id"] for d in next_documents] == [d["doc_id"] for d in documents[2:4]]
+    with pytest.raises(QueryError, match="offset"):
+        run(c, top_k=10, offset=995, **ask)
+
+
 def test_results_carry_metadata_and_scores(indexed: Any) -> None:
     c, _ = indexed
     out = run(c, question="When should I water the monstera?", top_k=3)
