@@ -54,6 +54,10 @@ def load_sources(dev: Path = DEV, public: Path = PUBLIC) -> list[dict[str, Any]]
     return rows
 
 
+def _logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
 def lang_bucket(lang: str) -> str:
     return lang if lang in LANGS else "other"
 
@@ -74,6 +78,9 @@ class Options:
     inner_by: str = "source"  #: what the threshold's folds group by: "source" or "group"
     center_languages: bool = False  #: subtract each language's mean benign vector (from the training rows) from e5
     hard_negatives: float = 1.0  #: refit with benign windows the first fit scored as attacks weighed this much more
+    #: a threshold per language, the language read off each line's highest window as its nearest
+    #: center (needs ``center_languages``), each the lowest keeping ``max_fpr`` of that language's benign lines
+    language_thresholds: bool = False
 
 
 @dataclass
@@ -214,11 +221,39 @@ def _centers(design: Design, benign_items: np.ndarray) -> dict[str, np.ndarray]:
 
 def score_rows(design: Design, model: Linear, rows: np.ndarray, options: Options) -> np.ndarray:
     """Per row in ``rows``: the probability of its highest item (window or clause)."""
+    return scored_rows(design, model, rows, options)[0]
+
+
+def scored_rows(design: Design, model: Linear, rows: np.ndarray, options: Options) -> tuple[np.ndarray, np.ndarray]:
+    """Per row in ``rows``: the probability of its highest item, and the language that item reads as
+    (its nearest center, as the detector tells it at scan time; the row's own without centers)."""
     items = np.flatnonzero(np.isin(design.owner, rows))
     z = model.logits(design.matrix(items, options.char_weight, model.centers))
+    order = np.lexsort((z, design.owner[items]))  # by row, then by logit: each row's best item last
+    last = np.r_[np.flatnonzero(np.diff(design.owner[items][order])), len(order) - 1]
+    best_item = np.full(design.n_rows, -1)
+    best_item[design.owner[items][order][last]] = items[order][last]
     best = np.full(design.n_rows, -np.inf)
-    np.maximum.at(best, design.owner[items], z)
-    return 1.0 / (1.0 + np.exp(-best[rows]))
+    best[design.owner[items][order][last]] = z[order][last]
+    if model.centers is None:
+        langs = design.lang[best_item[rows]]
+    else:
+        names = list(model.centers)
+        stack = np.stack(list(model.centers.values()))
+        e5 = design.e5[best_item[rows]]
+        langs = np.asarray(names)[np.argmin(((e5[:, None, :] - stack[None, :, :]) ** 2).sum(axis=2), axis=1)]
+    return 1.0 / (1.0 + np.exp(-best[rows])), langs
+
+
+def language_cuts(benign_scores: np.ndarray, benign_langs: np.ndarray, max_fpr: float) -> dict[str, float]:
+    """Per language (as the lines read: their nearest center), the lowest threshold with at most
+    ``max_fpr`` of its benign lines at or above it; a language without benign lines gets the highest."""
+    cuts = {
+        lang: choose_threshold(benign_scores[benign_langs == lang], benign_langs[benign_langs == lang], max_fpr)
+        for lang in sorted(set(benign_langs.tolist()))
+    }
+    strictest = max(cuts.values())
+    return {lang: cuts.get(lang, strictest) for lang in (*LANGS, "other")}
 
 
 def choose_threshold(
@@ -248,17 +283,31 @@ def out_of_fold(
 ) -> np.ndarray:
     """Scores of ``rows`` by models that never saw the row's own source (folds grouped by
     source), or its own group (``options.inner_by == "group"``: template variants together)."""
-    if groups is None:
-        groups = sources
+    return out_of_fold_langs(design, y_rows, rows, sources, options, fit, groups)[0]
+
+
+def out_of_fold_langs(
+    design: Design,
+    y_rows: np.ndarray,
+    rows: np.ndarray,
+    sources: np.ndarray,
+    options: Options,
+    fit: Fit,
+    groups: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``out_of_fold``'s scores and the language each row's highest window reads as."""
     from sklearn.model_selection import GroupKFold
 
+    if groups is None:
+        groups = sources
     names = sources[rows] if options.inner_by == "source" else groups[rows]
     folds = min(options.inner_folds, len(set(names.tolist())))
     out = np.zeros(len(rows))
+    langs = np.empty(len(rows), dtype=object)
     for train, test in GroupKFold(n_splits=folds).split(rows, y_rows[rows], names):
         model = fit_rows(design, y_rows, rows[train], options, fit)
-        out[test] = score_rows(design, model, rows[test], options)
-    return out
+        out[test], langs[test] = scored_rows(design, model, rows[test], options)
+    return out, langs.astype(str)
 
 
 @dataclass
@@ -295,15 +344,20 @@ def leave_one_source_out(
     for name in sorted(set(sources.tolist())):
         held = np.flatnonzero(sources == name)
         train = np.flatnonzero(sources != name)
-        oof = out_of_fold(design, y_rows, train, sources, options, fit, groups)
+        oof, oof_langs = out_of_fold_langs(design, y_rows, train, sources, options, fit, groups)
         benign = y_rows[train] == 0
-        threshold = choose_threshold(
-            oof[benign], langs[train][benign], options.max_fpr, per_language=options.per_language
-        )
         model = fit_rows(design, y_rows, train, options, fit)
-        scores[held] = score_rows(design, model, held, options)
-        thresholds[held] = threshold
-        flagged = scores[held] >= threshold
+        scores[held], read_as = scored_rows(design, model, held, options)
+        if options.language_thresholds:
+            cuts = language_cuts(oof[benign], oof_langs[benign], options.max_fpr)
+            thresholds[held] = [cuts[lang] for lang in read_as]
+            threshold = max(cuts.values())
+        else:
+            threshold = choose_threshold(
+                oof[benign], langs[train][benign], options.max_fpr, per_language=options.per_language
+            )
+            thresholds[held] = threshold
+        flagged = scores[held] >= thresholds[held]
         att = y_rows[held] == 1
         results.append(
             SourceResult(
@@ -340,30 +394,42 @@ def pooled(rows: list[dict[str, Any]], scores: np.ndarray, thresholds: np.ndarra
     return out
 
 
-def fit_all(rows: list[dict[str, Any]], design: Design, options: Options) -> tuple[Linear, float, np.ndarray]:
+def fit_all(
+    rows: list[dict[str, Any]], design: Design, options: Options
+) -> tuple[Linear, float | dict[str, float], np.ndarray, np.ndarray]:
     """The model to ship: fit on every source, its threshold from out-of-fold scores grouped by
-    source (as each left-out run chose its own). Returns the model, the threshold and the
-    out-of-fold scores."""
+    source (as each left-out run chose its own). Returns the model, the threshold (one per
+    language with ``language_thresholds``), the out-of-fold scores and the threshold each was judged at."""
     y_rows = np.asarray([r["label"] == "attack" for r in rows], dtype=int)
     sources = np.asarray([r["source"] for r in rows])
     langs = np.asarray([lang_bucket(r["lang"]) for r in rows])
     every = np.arange(len(rows))
     fit: Fit = lambda x, y, w: fit_logistic(x, y, w, options.c)  # noqa: E731
     groups = np.asarray([f"{r['source']}/{r['group']}" for r in rows])
-    oof = out_of_fold(design, y_rows, every, sources, options, fit, groups)
+    oof, oof_langs = out_of_fold_langs(design, y_rows, every, sources, options, fit, groups)
     benign = y_rows == 0
+    model = fit_rows(design, y_rows, every, options, fit)
+    if options.language_thresholds:
+        cuts = language_cuts(oof[benign], oof_langs[benign], options.max_fpr)
+        return model, cuts, oof, np.asarray([cuts[lang] for lang in oof_langs])
     threshold = choose_threshold(oof[benign], langs[benign], options.max_fpr, per_language=options.per_language)
-    return fit_rows(design, y_rows, every, options, fit), threshold, oof
+    return model, threshold, oof, np.full(len(rows), threshold)
 
 
-def head_json(model: Linear, threshold: float, options: Options, e5_dim: int) -> dict[str, Any]:
+def head_json(model: Linear, threshold: float | dict[str, float], options: Options, e5_dim: int) -> dict[str, Any]:
     """The query head as ``guardrails.injection.Head.from_dict`` reads it, the threshold folded
-    into the intercept (0.5 is the operating point) and the n-gram weights stored sparsely."""
+    into the intercept (0.5 is the operating point; one threshold per language is folded into a
+    per-center offset) and the n-gram weights stored sparsely."""
+    one = threshold if isinstance(threshold, float) else None
     out: dict[str, Any] = {
         "coef": [round(float(x), 6) for x in model.coef[:e5_dim]],
-        "intercept": model.intercept - math.log(threshold / (1 - threshold)),
+        "intercept": model.intercept - (_logit(one) if one is not None else 0.0),
         "threshold": 0.5,
     }
+    if isinstance(threshold, dict):
+        if model.centers is None:
+            raise ValueError("a threshold per language needs the language centers (center_languages)")
+        out["offsets"] = [round(-_logit(threshold[lang]), 6) for lang in model.centers]
     if options.chars:
         char = model.coef[e5_dim:] * options.char_weight
         nz = np.flatnonzero(np.abs(char) >= 1e-5)

@@ -163,6 +163,7 @@ def _options(a: argparse.Namespace) -> Any:
         inner_by=a.inner_by,
         hard_negatives=a.hard_negatives,
         center_languages=a.center_languages,
+        language_thresholds=a.language_thresholds,
     )
 
 
@@ -186,7 +187,7 @@ def all_sources_main(a: argparse.Namespace) -> None:
     from evals.injection_loso import fit_all, head_json, pooled
 
     options, rows, design = _design(a)
-    model, threshold, oof = fit_all(rows, design, options)
+    model, threshold, oof, judged_at = fit_all(rows, design, options)
     old = json.loads((a.out if a.out.exists() else WEIGHTS).read_text(encoding="utf-8"))
     digest = hashlib.sha256()
     for path in [a.data, *sorted(a.public.glob("*.jsonl"))]:
@@ -207,11 +208,11 @@ def all_sources_main(a: argparse.Namespace) -> None:
         },
     }
     a.out.write_text(json.dumps(weights) + "\n", encoding="utf-8")
-    cells = pooled(rows, oof, np.full(len(rows), threshold))
+    cells = pooled(rows, oof, judged_at)
     log.info(
-        "query head on %d lines from every source, threshold %.3f (out of fold by source: recall %.3f, FPR %.3f); %s",
+        "query head on %d lines from every source, threshold %s (out of fold by source: recall %.3f, FPR %.3f); %s",
         len(rows),
-        threshold,
+        threshold if isinstance(threshold, float) else {k: round(v, 3) for k, v in threshold.items()},
         cells["all:attack"]["recall"],
         cells["all:benign"]["fpr"],
         a.out,
@@ -331,6 +332,12 @@ def main() -> None:
         help="subtract the nearest language's mean benign vector from e5 (default across sources)",
     )
     ap.add_argument("--hard-negatives", type=float, default=1.0, help="weight of mined hard negatives in a refit")
+    ap.add_argument(
+        "--language-thresholds",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="a threshold per language (the nearest center's), each keeping --max-fpr of its benign lines",
+    )
     ap.add_argument("--inner-folds", type=int, default=4, help="folds grouped by source for the threshold")
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -114,6 +114,15 @@ class Head:
     char_coef: np.ndarray | None = None
     clauses: bool = False
     centers: np.ndarray | None = None
+    offsets: np.ndarray | None = None
+    """Per center, a shift of the logit: each language's own threshold folded in, so that 0.5 is
+    the operating point in every language (a language whose benign text scores low gets a lower one)."""
+
+    def nearest(self, vectors: np.ndarray) -> np.ndarray:
+        """Index of each vector's nearest language center (the language read off the vector)."""
+        assert self.centers is not None
+        d = ((vectors[:, None, :] - self.centers[None, :, :]) ** 2).sum(axis=2)
+        return np.asarray(np.argmin(d, axis=1))
 
     def centered(self, vectors: np.ndarray) -> np.ndarray:
         """``vectors`` less the nearest language center, when the head was trained so.
@@ -125,11 +134,13 @@ class Head:
         v = np.asarray(vectors, dtype=np.float32)
         if self.centers is None or len(v) == 0:
             return v
-        d = ((v[:, None, :] - self.centers[None, :, :]) ** 2).sum(axis=2)
-        return np.asarray(v - self.centers[np.argmin(d, axis=1)], dtype=np.float32)
+        return np.asarray(v - self.centers[self.nearest(v)], dtype=np.float32)
 
     def _logit(self, vectors: np.ndarray) -> np.ndarray:
-        return np.asarray(self.centered(vectors) @ self.coef + self.intercept)
+        z = np.asarray(self.centered(vectors) @ self.coef + self.intercept)
+        if self.offsets is not None and len(z):
+            z = z + self.offsets[self.nearest(np.asarray(vectors, dtype=np.float32))]
+        return z
 
     def probability(self, vectors: np.ndarray) -> np.ndarray:
         return _sigmoid(self._logit(vectors))
@@ -177,6 +188,7 @@ class Head:
             char_coef,
             bool(d.get("clauses", False)),
             np.asarray(d["centers"], dtype=np.float32) if d.get("centers") else None,
+            np.asarray(d["offsets"], dtype=np.float64) if d.get("offsets") else None,
         )
 
 

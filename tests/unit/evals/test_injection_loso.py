@@ -52,13 +52,19 @@ def rows() -> list[dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("recipe", ["plain", "shipped"])
+@pytest.mark.parametrize("recipe", ["plain", "shipped", "per-language"])
 def test_the_scored_source_is_never_fit_nor_used_for_its_threshold(recipe: str) -> None:
     data = rows()
     # "shipped": the recipe the trainer uses across sources (language centers from the training
-    # rows' benign windows, each line weighing 1)
-    centered = recipe == "shipped"
-    options = Options(chars=False, inner_folds=3, center_languages=centered, row_weights=centered)
+    # rows' benign windows, each line weighing 1); "per-language": with a threshold per language
+    centered = recipe != "plain"
+    options = Options(
+        chars=False,
+        inner_folds=3,
+        center_languages=centered,
+        row_weights=centered,
+        language_thresholds=recipe == "per-language",
+    )
     design = build_design(data, embed, options)
     saw_s: list[bool] = []  # per fit: did its training matrix hold S's attacks?
     ends: dict[str, int] = {}  # per scored source: how many fits had been made when it was done

@@ -67,3 +67,15 @@ def test_trained_weights_read_back_with_the_threshold_folded_in() -> None:
     # the trainer's probability at its threshold (0.8) is the product's at 0.5
     assert (expected >= 0.8) == (p[0] >= 0.5)
     assert abs(np.log(expected / (1 - expected)) - np.log(0.8 / 0.2) - np.log(p[0] / (1 - p[0]))) < 1e-3
+
+
+def test_a_threshold_per_language_is_folded_into_each_centers_offset() -> None:
+    centers = {"en": np.asarray([1.0, 0.0, 0.0]), "de": np.asarray([0.0, 1.0, 0.0])}
+    model = Linear(np.asarray([0.0, 0.0, 2.0]), -0.5, centers)
+    head = Head.from_dict(head_json(model, {"en": 0.9, "de": 0.6}, Options(), 3))
+    english, german = np.asarray([[0.9, 0.1, 0.6]]), np.asarray([[0.1, 0.9, 0.6]])
+    raw = 1 / (1 + np.exp(-(2.0 * 0.6 - 0.5)))  # the trainer's probability: 0.67 for both lines
+    assert 0.6 < raw < 0.9
+    # the same score passes English's threshold (0.9) and not German's (0.6): 0.5 is each one's operating point
+    assert head.probability(english)[0] < 0.5 < head.probability(german)[0]
+    assert abs(head.probability(german)[0] - 1 / (1 + np.exp(-(np.log(raw / (1 - raw)) - np.log(0.6 / 0.4))))) < 1e-6
