@@ -1,4 +1,5 @@
-"""Web search: results become numbered passages for generation and both checks.
+"""Web search: results become numbered passages for generation and both checks, in the provider's
+order fused with rank-bm25's over the pages' words (``components.retrieval.in_memory``).
 
 Taken when the router chose it or, as corrective RAG, when the index's context was not
 relevant and web search is on. No results, an error or the 10 s timeout lead to the
@@ -15,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import ServiceUnavailable
+from components.retrieval import in_memory
 from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState
@@ -35,7 +37,10 @@ def make(c: Components) -> Node:
         query = state.get("standalone_question") or state.get("question") or ""
         async with c.breakers.guard("web_search"):
             results = await web.search(query, k=cast(int, state["top_k"]))  # settled by guard_input
-        items = [r.model_dump() for r in results]
+        found = [r.model_dump() for r in results]
+        # the provider's order fused with rank-bm25's over the pages' words, as the index reads words
+        order = await asyncio.to_thread(in_memory.rank, query, [r["content"] for r in found], c.tokenizer)
+        items = [found[i] for i in order]
         passages = [
             {
                 "n": i,

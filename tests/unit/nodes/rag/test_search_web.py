@@ -45,6 +45,18 @@ def test_pages_become_numbered_passages_and_one_with_instructions_is_withheld(
     assert "fallback_reason" not in out
 
 
+def test_pages_are_ordered_by_the_provider_and_rank_bm25_together(web: tuple[Components, Behaviour]) -> None:
+    c, b = web
+    b.results = [
+        result("Kyoto guide", "https://a.example", "Kyoto travel guide: temples, gardens and food markets.", 0.9),
+        result("Kyoto weather", "https://b.example", "Weather in Kyoto this week: mild and sunny.", 0.8),
+        result("Odori", "https://c.example", "The Kamogawa Odori festival starts on 1 May in Pontocho.", 0.7),
+    ]
+    out = run(search_web.make(c), {"question": "When does the Kamogawa Odori festival start?"})
+    # the page that holds the question's words comes before one the provider ranked higher
+    assert [(p["n"], p["title"]) for p in out["passages"]] == [(1, "Kyoto guide"), (2, "Odori"), (3, "Kyoto weather")]
+
+
 def test_a_page_is_screened_at_the_web_threshold_not_the_stored_chunks_one(
     web: tuple[Components, Behaviour], monkeypatch: pytest.MonkeyPatch
 ) -> None:
