@@ -48,8 +48,8 @@ def _text(report: dict[str, Any]) -> list[str]:
             f"Result [{r['rank']}]: Score {r['score']:.3f}",
             f"  Content: {_flat(r['text'])}",
             f"  Source: {r['source'] or 'unknown'}",
-            f"  Title: {r['title'] or 'unknown'}",
-            f"  Section: {_section(r)}",
+            f"  Title: {r['title'] or 'unknown'}" + (f" ({_short_cite(r)})" if _short_cite(r) else ""),
+            *([f"  Section: {_section(r)}"] if _section(r) else []),
             f"  Chunk {r['chunk'] or 'unknown'}" + (f" ({r['chunk_type']})" if r.get("chunk_type") else ""),
             "",
         ]
@@ -65,13 +65,14 @@ def _markdown(report: dict[str, Any]) -> list[str]:
             about = _about(first)
             lines += [about, ""] if about else []
             for r in g["chunks"]:
-                lines += [f"> **{_section(r)}** — {_flat(r['text'], 600)}", ""]
+                heading = f"**{_section(r)}** — " if _section(r) else ""
+                lines += [f"> {heading}{_flat(r['text'], 600)}", ""]
             lines += [f"Source: `{g['source'] or 'unknown'}`", ""]
         return lines
     for r in report["results"]:
         about = _about(r)
         lines += [
-            f"### {r['rank']}. {r['title'] or 'unknown'} — {_section(r)} (score {r['score']:.3f})",
+            f"### {r['rank']}. {r['title'] or 'unknown'}{_dash(r)} (score {r['score']:.3f})",
             "",
             *([about, ""] if about else []),
             f"> {_flat(r['text'], 600)}",
@@ -87,11 +88,18 @@ def _brief(report: dict[str, Any]) -> list[str]:
     if _grouped(report):
         lines = []
         for g in report["results"]:
-            n, sections = len(g["chunks"]), ", ".join(dict.fromkeys(_section(r) for r in g["chunks"]))
-            chunks = f"{n} chunk{'s' if n != 1 else ''}: {sections}"
-            lines.append(f"{g['rank']:>3}. {g['score']:.3f}  {g['title'] or 'unknown'} ({chunks})")
+            n, sections = len(g["chunks"]), ", ".join(dict.fromkeys(s for r in g["chunks"] if (s := _section(r))))
+            chunks = f"{n} chunk{'s' if n != 1 else ''}" + (f": {sections}" if sections else "")
+            cite = _short_cite(g["chunks"][0])
+            title = f"{g['title'] or 'unknown'}" + (f" [{cite}]" if cite else "")
+            lines.append(f"{g['rank']:>3}. {g['score']:.3f}  {title} ({chunks})")
         return lines
-    return [f"{r['rank']:>3}. {r['score']:.3f}  {r['title'] or 'unknown'} › {_section(r)}" for r in report["results"]]
+    return [
+        f"{r['rank']:>3}. {r['score']:.3f}  {r['title'] or 'unknown'}"
+        + (f" [{_short_cite(r)}]" if _short_cite(r) else "")
+        + (f" › {_section(r)}" if _section(r) else "")
+        for r in report["results"]
+    ]
 
 
 def _citations(report: dict[str, Any]) -> list[str]:
@@ -117,7 +125,7 @@ def citation(r: Mapping[str, Any]) -> str:
     title = r.get("title") or "unknown"
     if not (authors or journal or meta.get("doi")):
         dated = f", {r['created']}" if r.get("created") else ""
-        return f"{title} — {_section(r)}. {r.get('source') or 'unknown'}{dated}"
+        return f"{title}{_dash(r)}. {r.get('source') or 'unknown'}{dated}"
     parts = [f"{authors or title}", f"({year or 'n.d.'})."]
     if authors:
         parts.append(f"{title}.")
@@ -131,13 +139,30 @@ def citation(r: Mapping[str, Any]) -> str:
 def _about(r: Mapping[str, Any]) -> str:
     """The document's bibliographic line for markdown, empty for a note without such metadata."""
     meta = r.get("metadata") or {}
+    collections = meta.get("collections")
     bits = [
         _authors(meta.get("authors") or meta.get("author")),
         _year(meta),
         meta.get("journal") or meta.get("venue"),
         _link(meta),
+        meta.get("item_type"),
+        ("collections: " + ", ".join(map(str, collections))) if isinstance(collections, list) and collections else None,
     ]
     return " · ".join(str(b) for b in bits if b)
+
+
+def _short_cite(r: Mapping[str, Any]) -> str:
+    """ "Karpukhin et al., 2020" for a paper (first author's family name, the year); "" for a note."""
+    meta = r.get("metadata") or {}
+    value = meta.get("authors") or meta.get("author")
+    names = [str(v).strip() for v in value] if isinstance(value, list) else [str(value).strip()] if value else []
+    names = [n for n in names if n]
+    if not names:
+        return ""
+    family = [n.split(",")[0].strip() if "," in n else n.split()[-1] for n in names[:2]]
+    who = family[0] if len(names) == 1 else f"{family[0]} & {family[1]}" if len(names) == 2 else f"{family[0]} et al."
+    year = _year(meta)
+    return f"{who}, {year}" if year else who
 
 
 def _authors(value: Any) -> str:
@@ -205,7 +230,14 @@ def _flat(text: str, n: int = 300) -> str:
 
 
 def _section(r: Mapping[str, Any]) -> str:
-    return " > ".join(r.get("section_hierarchy") or []) or "unknown"
+    """The chunk's heading path; "" for a record without headings (a JSONL abstract), which shows none."""
+    return " > ".join(r.get("section_hierarchy") or [])
+
+
+def _dash(r: Mapping[str, Any]) -> str:
+    """ " — Section" after a title, or nothing when the chunk has no section."""
+    section = _section(r)
+    return f" — {section}" if section else ""
 
 
 def _debug_text(report: dict[str, Any]) -> str:

@@ -33,7 +33,17 @@ def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in hits:
         g = groups.setdefault(
             r["doc_id"],
-            {"doc_id": r["doc_id"], "score": r["score"], "title": r["title"], "source": r["source"], "chunks": []},
+            {
+                "doc_id": r["doc_id"],
+                "score": r["score"],
+                "title": r["title"],
+                "source": r["source"],
+                # the document's own metadata (authors, year, journal, DOI, collections, item type),
+                # at document level as a paper interface expects it, not only inside each chunk
+                "metadata": r.get("metadata") or {},
+                "created": r.get("created"),
+                "chunks": [],
+            },
         )
         g["score"] = max(g["score"], r["score"])
         g["chunks"].append(r)

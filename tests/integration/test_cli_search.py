@@ -183,6 +183,14 @@ def test_paper_filters_select_by_year_collection_and_item_type(tmp_path: Path) -
     # a comma list is a list, not one value that matches nothing
     assert docs("--item-types", "preprint,journalArticle") == {"bm25", "rag"}
     assert docs("--collections", "ir, nlp") == {"bm25", "dpr", "rag"}
+    # grouped, each document carries its own metadata, as a paper interface reads it
+    grouped = json.loads(
+        rag(tmp_path, "search", "-q", "dense passage", "--min-score", "0", "-f", "json", "--group-by-document").stdout
+    )["results"]
+    dpr = next(g for g in grouped if g["doc_id"] == "dpr")
+    assert dpr["metadata"] == {"year": 2020, "collections": ["ir", "nlp"], "item_type": "conferencePaper"}
+    brief = rag(tmp_path, "search", "-q", "dense passage", "--min-score", "0", "-f", "brief").stdout
+    assert "DPR ›" not in brief and "unknown" not in brief  # an abstract has no section to show
 
 
 def test_chunk_types_are_recorded_filterable_and_given_to_an_older_store(tmp_path: Path) -> None:

@@ -80,7 +80,7 @@ def test_markdown_has_the_count_and_time_and_groups_by_document() -> None:
 
 def test_brief_is_one_line_per_result_or_per_document() -> None:
     assert render(report(grouped()), "brief").splitlines() == [
-        "  1. 0.890  Dense Passage Retrieval (2 chunks: Method, Results)",
+        "  1. 0.890  Dense Passage Retrieval [Karpukhin et al., 2020] (2 chunks: Method, Results)",
         "  2. 0.880  ベクトル検索 (1 chunk: HNSW)",
     ]
     flat = [c for g in grouped() for c in g["chunks"]]
@@ -99,3 +99,16 @@ def test_authors_are_cited_family_name_first_with_initials() -> None:
     two = citation(chunk(1, "p", "Sparse", [], authors=["Jane Q. Smith", "Ken Sato"], year=2021))
     assert two.startswith("Smith, J. Q., & Sato, K. (2021). Sparse.")
     assert citation(chunk(1, "p", "検索", [], authors="山田太郎", year=2024)).startswith("山田太郎 (2024). 検索.")
+
+
+def test_a_record_without_sections_shows_none_and_a_paper_its_authors_year_and_collections() -> None:
+    abstract = chunk(1, "p", "Sparse retrieval", [], authors=["Jane Q. Smith", "Ken Sato"], year=2021,
+                     collections=["ir", "nlp"], item_type="preprint")  # fmt: skip
+    for fmt in ("text", "markdown", "brief", "citations"):
+        assert "unknown" not in render(report([abstract]), fmt), fmt
+    assert render(report([abstract]), "brief").splitlines() == ["  1. 0.890  Sparse retrieval [Smith & Sato, 2021]"]
+    markdown = render(report([abstract]), "markdown")
+    assert "### 1. Sparse retrieval (score 0.890)" in markdown
+    assert "Smith, J. Q., & Sato, K. · 2021 · preprint · collections: ir, nlp" in markdown
+    note = chunk(2, "n", "ベクトル検索", [])
+    assert citation(note) == "ベクトル検索. /notes/ベクトル検索.md, 2025-10-18"
