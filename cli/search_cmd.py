@@ -119,6 +119,8 @@ class SearchRequest(Request):
     top_k: int = 10
     #: results skipped before the ``top_k`` shown (``--offset``: the next page)
     offset: int = 0
+    #: the question's and each result's vector in the output (``--include-embeddings``)
+    include_embeddings: bool = False
     filters: dict[str, Any] = field(default_factory=dict)
     debug: bool = False
     group_by_document: bool = False
@@ -137,6 +139,7 @@ class SearchRequest(Request):
             "question": self.question,
             "top_k": self.top_k,
             "offset": self.offset,
+            "include_embeddings": self.include_embeddings,
             "filters": dict(self.filters),
             "debug": self.debug,
             "group_by_document": self.group_by_document,
@@ -173,6 +176,8 @@ class SearchRequest(Request):
         }
         if self.similar_to:
             report["similar_to"] = self.similar_to
+        if self.include_embeddings:
+            report["query_embedding"] = out.get("query_embedding")
         if out.get("debug_info"):
             report["debug"] = out["debug_info"]
         return report

@@ -46,6 +46,7 @@ class Asked(Asker, total=False):
     similar_to: str
     group_by_document: bool
     debug: bool
+    include_embeddings: bool
 
 
 class RetrievalInput(Settled, Asked, total=False):
@@ -57,6 +58,7 @@ class Ranked(TypedDict, total=False):
 
     results: list[Result]
     total: int
+    query_embedding: list[float] | None
     notes: Annotated[list[str], extend]
     """Warnings for the user (a retriever's fallback, reranking skipped, no results and why)."""
     timings_ms: Annotated[dict[str, float], merge_dicts]

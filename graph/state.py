@@ -147,6 +147,8 @@ class Result(TypedDict, total=False):
     """"3 of 7": where the chunk sits in its document."""
     position: int | None
     """The chunk's index in its document, from 0 (what ``chunk`` says for people), for programs."""
+    embedding: NotRequired[list[float]]
+    """With ``include_embeddings``: the chunk's dense vector as the store holds it."""
     vault: str | None
     tags: list[str]
     aliases: list[str]
@@ -225,6 +227,9 @@ class InputState(TypedDict, total=False):
     """How many results or sources to return."""
     offset: int | None
     """Search: skip this many results first (paging); ranks go on from ``offset + 1``."""
+    include_embeddings: bool
+    """Search: put the question's vector (``query_embedding``) and each result's stored vector
+    (``embedding``) in the output, for callers that cluster, plot or re-rank results themselves."""
     messages: Annotated[list[AnyMessage], add_messages]
     """Conversation so far (LangGraph chat convention)."""
 
@@ -259,6 +264,8 @@ class OutputState(TypedDict, total=False):
     """Milliseconds per stage."""
     total: int
     """Number of results."""
+    query_embedding: list[float] | None
+    """With ``include_embeddings``: the question's vector, as dense search used it."""
     debug_info: dict[str, Any]
     """With ``debug``: collection, vector size, Qdrant filter, per-retriever ranks and scores."""
     messages: Annotated[list[AnyMessage], add_messages]

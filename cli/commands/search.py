@@ -74,6 +74,12 @@ def search(
         ),
     ] = None,
     group: Annotated[bool, typer.Option("--group-by-document", help="One entry per document.")] = False,
+    include_embeddings: Annotated[
+        bool,
+        typer.Option(
+            "--include-embeddings", help="Put the query's vector and each result's stored vector in the JSON."
+        ),
+    ] = False,
     also: Annotated[list[str], typer.Option("--also", help="Another phrasing to search too (repeat).")] = [],  # noqa: B006
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the output to this file.")] = None,
     save: Annotated[
@@ -128,6 +134,7 @@ def search(
         question=query,
         top_k=k,
         offset=offset,
+        include_embeddings=include_embeddings,
         filters=search_cmd.build_filters(**options),
         debug=debug,
         group_by_document=group,

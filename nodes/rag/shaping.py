@@ -45,11 +45,12 @@ def shape_results(
         candidates, withheld = screen_candidates(candidates)
         notes += withheld
     by_document = bool(state.get("group_by_document"))
+    shown = head(candidates, top_k + offset, by_document=by_document)
     results = [
         hit_to_result(
             i + 1, h["payload"], h["score"], ranks=h.get("ranks") or {}, retriever_scores=h.get("scores") or {}
         )
-        for i, h in enumerate(head(candidates, top_k + offset, by_document=by_document))
+        for i, h in enumerate(shown)
     ]
     if not by_document:  # a page: ranks go on from offset + 1
         results = results[offset:]
@@ -65,12 +66,37 @@ def shape_results(
             notes += below
     if not results and not candidates and question:
         notes.append(why_empty(c, state, ctx))
+    embeddings: dict[str, Any] = {}
+    if searching and state.get("include_embeddings"):
+        results, embeddings = with_embeddings(c, state, results, shown)
     if by_document:
         results = group_by_document(results)[offset : offset + top_k]
-    out: dict[str, Any] = {"results": results, "total": len(results), "notes": notes, "timings_ms": spent}
+    out: dict[str, Any] = {
+        "results": results,
+        "total": len(results),
+        "notes": notes,
+        "timings_ms": spent,
+        **embeddings,
+    }
     if state.get("debug"):
         out["debug_info"] = debug_details(state, rerank)
     return out
+
+
+def with_embeddings(
+    c: Components, state: RetrievalState, results: list[dict[str, Any]], shown: Sequence[HitRecord]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Each result with its stored dense vector (read back by point id), and the question's vector."""
+    point_of = {h["payload"].get("chunk_id"): h["point_id"] for h in shown}
+    ids = [point_of[r["chunk_id"]] for r in results if r.get("chunk_id") in point_of]
+    stored = c.index(state["collection"]).vectors(ids) if ids else {}
+    out = []
+    for r in results:
+        vector = stored.get(str(point_of.get(r.get("chunk_id"))))
+        out.append({**r, "embedding": [round(float(x), 6) for x in vector]} if vector is not None else r)
+    question = state.get("question") or ""
+    query = c.embedder.encode_queries([raw_words(state, question)])[0] if question else None
+    return out, {"query_embedding": [round(float(x), 6) for x in query] if query is not None else None}
 
 
 def head(candidates: list[HitRecord], top_k: int, *, by_document: bool) -> list[HitRecord]:

@@ -82,6 +82,19 @@ def test_an_offset_pages_through_the_ranking_and_a_bad_one_is_refused(indexed: A
         run(c, top_k=10, offset=995, **ask)
 
 
+def test_embeddings_are_included_when_asked_and_are_the_ones_dense_search_compared(indexed: Any) -> None:
+    c, _ = indexed
+    out = run(c, question="When should I water the monstera?", top_k=3, include_embeddings=True)
+    query = out["query_embedding"]
+    assert len(query) == c.embedder.dim
+    for r in out["results"]:
+        if "dense" in r["retriever_scores"]:
+            cosine = sum(a * b for a, b in zip(query, r["embedding"], strict=True))
+            assert abs(cosine - r["retriever_scores"]["dense"]) < 1e-3
+    plain = run(c, question="When should I water the monstera?", top_k=3)
+    assert plain.get("query_embedding") is None and not any("embedding" in r for r in plain["results"])
+
+
 def test_results_carry_metadata_and_scores(indexed: Any) -> None:
     c, _ = indexed
     out = run(c, question="When should I water the monstera?", top_k=3)
