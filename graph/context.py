@@ -69,6 +69,28 @@ class Context:
         default=True, metadata={"description": "Rerank with the cross-encoder when one is configured."}
     )
     rerank_candidates: int = field(default=30, metadata={"description": "Fused candidates the cross-encoder rescores."})
+    freshness_boost: float = field(
+        default=0.1,
+        metadata={
+            "description": "Ranking: a dated document's chunks (note 'created', a record's year) gain at most "
+            "this share of the candidates' score spread, halving every freshness_half_life_days; 0 turns it "
+            "off. It moves near-ties only; the scores shown are unchanged. Undated collections rank as without it."
+        },
+    )
+    freshness_half_life_days: float = field(
+        default=365.0, metadata={"description": "Ranking: days after which a document's freshness boost halves."}
+    )
+    max_age_days: int = field(
+        default=0,
+        metadata={
+            "description": "Q&A: leave out passages of documents older than this many days (0: no limit); "
+            "max_age_keeps keeps them with a warning instead. Search shows each result's age_days."
+        },
+    )
+    max_age_keeps: bool = field(
+        default=False,
+        metadata={"description": "With max_age_days: keep older passages and name them in a warning."},
+    )
     min_score: float = field(
         default=MIN_SCORE,
         metadata={

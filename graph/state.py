@@ -147,6 +147,8 @@ class Result(TypedDict, total=False):
     """"3 of 7": where the chunk sits in its document."""
     position: int | None
     """The chunk's index in its document, from 0 (what ``chunk`` says for people), for programs."""
+    age_days: int | None
+    """Days since the chunk's document was written (its ``created`` date, a record's year); None when undated."""
     embedding: NotRequired[list[float]]
     """With ``include_embeddings``: the chunk's dense vector as the store holds it."""
     vault: str | None

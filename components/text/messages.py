@@ -160,6 +160,10 @@ WEB_SEARCH_FAILED = "Web search failed ({why}); no answer could be sourced."
 
 RETRIED_WITHOUT_FILTERS = "Retried without the filters read from the question ({filters})."
 
+OLDER_LEFT_OUT = "{count} passage(s) of documents older than {days} days were left out (max_age_days): {titles}."
+
+OLDER_KEPT = "The context holds passages of documents older than {days} days (max_age_days): {titles}."
+
 
 def pick(texts: dict[str, str], language: str) -> str:
     """The text in the question's language, English when there is none."""

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langchain_core.messages import BaseMessage
@@ -15,6 +15,7 @@ from typing_extensions import TypedDict
 
 from components.resilience.errors import RAGError
 from components.retrieval.filters import SearchFilters
+from components.retrieval.policy import age_days
 from graph.context import Context
 from graph.state import Asker, RAGState
 
@@ -44,6 +45,7 @@ def hit_to_result(rank: int, payload: dict[str, Any], score: float, **extra: Any
         "section_hierarchy": payload.get("section_hierarchy") or [],
         "chunk": f"{idx + 1} of {total}" if isinstance(idx, int) and isinstance(total, int) else None,
         "position": idx if isinstance(idx, int) else None,
+        "age_days": age_days(payload, date.today()),
         "chunk_type": payload.get("chunk_type"),
         "vault": payload.get("vault"),
         "tags": payload.get("tags") or [],

@@ -11,13 +11,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from components.factory import Components
 from components.heuristics.relevance import along_ranking, coverages, relevance
 from components.retrieval.hits import HitRecord
+from components.retrieval.policy import freshen, too_old
 from components.retrieval.results import explain_empty, group_by_document, of_first_documents
-from components.text.messages import NOTHING_RELEVANT, pick
+from components.text.messages import NOTHING_RELEVANT, OLDER_KEPT, OLDER_LEFT_OUT, pick
 from graph.context import Context
 from graph.retrieval_state import RetrievalState
 from graph.state import language_of
@@ -41,6 +43,12 @@ def shape_results(
     searching = state.get("mode") == "search"
     offset = int(state.get("offset") or 0) if searching else 0
     notes: list[str] = []
+    candidates, adjusted = freshen(
+        candidates, boost=ctx.freshness_boost, half_life_days=ctx.freshness_half_life_days, today=date.today()
+    )
+    if not searching and ctx.max_age_days > 0:
+        candidates, aged = age_limit(candidates, ctx)
+        notes += aged
     if not searching:  # Q&A: chunks carrying instructions never reach a model
         candidates, withheld = screen_candidates(candidates)
         notes += withheld
@@ -80,7 +88,22 @@ def shape_results(
     }
     if state.get("debug"):
         out["debug_info"] = debug_details(state, rerank)
+        if adjusted:  # what the ranking policy moved: its boosts, by chunk
+            out["debug_info"]["freshness"] = [vars(a) for a in adjusted[:20]]
     return out
+
+
+def age_limit(candidates: list[HitRecord], ctx: Context) -> tuple[list[HitRecord], list[str]]:
+    """Q&A with ``max_age_days``: older documents' chunks left out (or kept, with ``max_age_keeps``),
+    and the warning that says which."""
+    old = too_old(candidates, max_age_days=ctx.max_age_days, today=date.today())
+    if not old:
+        return candidates, []
+    titles = ", ".join(dict.fromkeys(str(candidates[i]["payload"].get("title") or "a document") for i in old))
+    if ctx.max_age_keeps:
+        return candidates, [OLDER_KEPT.format(days=ctx.max_age_days, titles=titles)]
+    kept = [h for i, h in enumerate(candidates) if i not in set(old)]
+    return kept, [OLDER_LEFT_OUT.format(count=len(old), days=ctx.max_age_days, titles=titles)]
 
 
 def with_embeddings(

@@ -1,0 +1,50 @@
+"""The ranking policy: a bounded freshness boost for dated documents (near-ties only, undated ones as
+they were) and the age limit."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from components.retrieval.policy import age_days, document_date, freshen, too_old
+
+TODAY = date(2026, 11, 27)
+
+
+def hit(pid: str, score: float, created: str | None = None, **meta: Any) -> Any:
+    payload: dict[str, Any] = {"chunk_id": pid, "title": pid, "metadata": meta}
+    if created:
+        payload["created_ts"] = datetime.fromisoformat(created).replace(tzinfo=UTC).timestamp()
+    return {"point_id": pid, "score": score, "payload": payload, "ranks": {}, "scores": {"fused": score}}
+
+
+def test_a_document_is_dated_by_its_created_date_else_its_records_year() -> None:
+    assert document_date(hit("a", 1, "2025-04-20")["payload"]) == date(2025, 4, 20)
+    assert document_date(hit("p", 1, year=2020)["payload"]) == date(2020, 1, 1)
+    assert document_date(hit("u", 1)["payload"]) is None
+    assert age_days(hit("a", 1, "2026-11-20")["payload"], TODAY) == 7
+    assert age_days(hit("f", 1, "2027-01-01")["payload"], TODAY) == 0
+
+
+def test_freshness_breaks_near_ties_toward_the_newer_note_and_never_a_clear_lead() -> None:
+    old, new = hit("2024 note", 0.80, "2024-11-27"), hit("2026 note", 0.79, "2026-11-20")
+    ranked, made = freshen([old, new, hit("other", 0.2)], boost=0.05, half_life_days=365, today=TODAY)
+    assert [h["point_id"] for h in ranked] == ["2026 note", "2024 note", "other"]
+    assert [m.chunk_id for m in made] == ["2024 note", "2026 note"] and made[1].boost > made[0].boost
+    assert ranked[0]["scores"]["freshness"] == made[1].boost
+    clear = hit("clear lead", 0.95, "2020-01-01")
+    ranked, _ = freshen([clear, new, hit("other", 0.2)], boost=0.05, half_life_days=365, today=TODAY)
+    assert ranked[0]["point_id"] == "clear lead"
+    assert old["score"] == 0.80, "the state's records are not changed"
+
+
+def test_an_undated_collection_ranks_exactly_as_without_the_policy() -> None:
+    undated = [hit("a", 0.5), hit("b", 0.7), hit("c", 0.5)]
+    ranked, made = freshen(undated, boost=0.05, half_life_days=365, today=TODAY)
+    assert ranked == undated and made == []
+
+
+def test_too_old_names_dated_documents_past_the_limit_only() -> None:
+    hits = [hit("new", 0.9, "2026-10-01"), hit("old", 0.8, "2023-01-01"), hit("undated", 0.7)]
+    assert too_old(hits, max_age_days=365, today=TODAY) == [1]
+    assert too_old(hits, max_age_days=0, today=TODAY) == []
