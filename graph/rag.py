@@ -13,7 +13,8 @@
         ├ metadata_search → list_documents → guard_output → finish_run
         ├ web_search → search_web → generate_answer … | fallback_answer
         └ direct_answer → answer_directly → guard_output → finish_run
-    mode="search" goes analyze_query → retrieve → finish_run;
+    mode="search" goes analyze_query → retrieve → finish_run (a query of conditions alone:
+    analyze_query → list_documents → finish_run, the documents as results);
     a blocked question goes guard_input → finish_run; a cache hit check_cache → finish_run;
     a follow-up goes analyze_query → condense_question → check_cache (the cache keyed on its
     standalone rewrite) → finish_run | route_question, whose rewrite_query reuses that rewrite;

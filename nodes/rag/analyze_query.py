@@ -18,6 +18,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.heuristics.analysis import about_the_user
 from components.heuristics.analysis import analyze_query as analyze_rules
 from components.resilience.errors import RAGError
 from components.retrieval.filters import SearchFilters
@@ -38,7 +39,16 @@ def make(c: Components) -> Node:
         given = dict(state.get("filters") or {})
         analysis: dict[str, Any] = {"path": "rules", "explanations": []}
         found: dict[str, Any] = {}
-        if state.get("mode") != "search" and ctx.extract_filters and question:
+        searching = state.get("mode") == "search"
+        if searching and ctx.extract_filters and could_list(question):
+            # search takes its query as given, unless the query is nothing but conditions
+            # ("#料理 2025"): then it lists the documents that meet them (the metadata route)
+            vaults, tags = await asyncio.to_thread(c.known_values, state["collection"], ctx.access_groups)
+            rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
+            if rules.structured:
+                found = dict(rules.filters)
+                analysis.update(explanations=list(rules.explanations), structured=True)
+        elif not searching and ctx.extract_filters and question:
             vaults, tags = await asyncio.to_thread(c.known_values, state["collection"], ctx.access_groups)
             rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
             found = dict(rules.filters)
@@ -82,6 +92,12 @@ def make(c: Components) -> Node:
         return {"search_filters": merged, "analysis": analysis}
 
     return analyze_query
+
+
+def could_list(question: str) -> bool:
+    """Whether a search query may be a listing (a ``#tag``, "tagged", or words about the user's notes):
+    only then is it analysed, so a plain search pays nothing for the metadata route."""
+    return bool(question) and ("#" in question or "tagged" in question.lower() or about_the_user(question))
 
 
 def _llm_filters(f: ExtractedFilters, known_vaults: set[str], known_tags: set[str]) -> dict[str, Any]:

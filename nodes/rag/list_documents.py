@@ -21,10 +21,11 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.retrieval.listing import LIST_FIELDS, ListedDocument, conditions, documents_of, order
+from components.retrieval.results import group_by_document
 from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState, Source, language_of
-from nodes.rag.common import run_filters
+from nodes.rag.common import hit_to_result, run_filters
 from nodes.rag.failures import Fallback
 from nodes.types import RAGNode as Node
 
@@ -40,11 +41,16 @@ def make(c: Components) -> Node:
         ctx = runtime.context or Context()
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
         index = c.index(state["collection"])
+        searching = state.get("mode") == "search"
+        fields = True if searching else list(LIST_FIELDS)  # search shows each document's first chunk
         async with c.breakers.guard("vector_store"):
             points = await asyncio.to_thread(
-                lambda: list(index.scroll(fields=list(LIST_FIELDS), scroll_filter=filters.to_qdrant()))
+                lambda: list(index.scroll(fields=fields, scroll_filter=filters.to_qdrant()))
             )
-        ordered, sort = order(documents_of(p.payload or {} for p in points), state.get("question") or "", filters)
+        payloads = [p.payload or {} for p in points]
+        ordered, sort = order(documents_of(payloads), state.get("question") or "", filters)
+        if searching:
+            return {"route": "metadata_search", **as_search_results(ordered, payloads, state)}
         language = language_of(state)
         shown = ordered[:MAX_LISTED]
         lines = [_line(n, d) for n, d in enumerate(shown, start=1)]
@@ -63,6 +69,22 @@ def make(c: Components) -> Node:
         }
 
     return list_documents
+
+
+def as_search_results(docs: list[ListedDocument], payloads: list[dict[str, Any]], state: RAGState) -> dict[str, Any]:
+    """Search mode: the listed documents as grouped results (each with its first chunk), ``top_k``
+    of them after ``offset``; every one meets the conditions, so each scores 1."""
+    first = {str(p.get("chunk_id")): p for p in payloads}
+    offset = int(state.get("offset") or 0)
+    page = docs[offset : offset + int(state.get("top_k") or len(docs))]
+    chunks = [
+        hit_to_result(offset + n, first.get(str(d.chunk_id)) or {"doc_id": d.doc_id, "title": d.title}, 1.0)
+        for n, d in enumerate(page, start=1)
+    ]
+    grouped = group_by_document(chunks)
+    for g in grouped:
+        g["rank"] += offset
+    return {"results": grouped, "total": len(grouped)}
 
 
 def conditions_text(filters: Any, language: str) -> str:

@@ -82,6 +82,19 @@ def test_an_offset_pages_through_the_ranking_and_a_bad_one_is_refused(indexed: A
         run(c, top_k=10, offset=995, **ask)
 
 
+def test_a_search_of_conditions_alone_returns_the_documents_that_meet_them(indexed: Any) -> None:
+    c, _ = indexed
+    out = run(c, question="2024年に書いた #料理 のメモ", top_k=10)
+    assert out["route"] == "metadata_search"
+    assert [d["title"] for d in out["results"]] == ["味噌汁", "親子丼"]  # by date: a period was named
+    assert all(d["score"] == 1.0 and d["chunks"][0]["position"] == 0 for d in out["results"])
+    page = run(c, question="2024年に書いた #料理 のメモ", top_k=1, offset=1)["results"]
+    assert [(d["rank"], d["title"]) for d in page] == [(2, "親子丼")]
+    # a topic beside the tag: the query is searched as given
+    topical = run(c, question="#料理 だしの取り方", top_k=3)
+    assert topical.get("route") != "metadata_search" and "chunks" not in topical["results"][0]
+
+
 def test_embeddings_are_included_when_asked_and_are_the_ones_dense_search_compared(indexed: Any) -> None:
     c, _ = indexed
     out = run(c, question="When should I water the monstera?", top_k=3, include_embeddings=True)
