@@ -160,6 +160,9 @@ WEB_SEARCH_FAILED = "Web search failed ({why}); no answer could be sourced."
 
 RETRIED_WITHOUT_FILTERS = "Retried without the filters read from the question ({filters})."
 
+SOURCES_DISAGREE = "Sources disagree: {first} says {first_value}, {second} says {second_value}{newer}."
+"""Two passages of the context give one thing different values; ``newer``: "; the newer is 'X'" when both are dated."""
+
 OLDER_LEFT_OUT = "{count} passage(s) of documents older than {days} days were left out (max_age_days): {titles}."
 
 OLDER_KEPT = "The context holds passages of documents older than {days} days (max_age_days): {titles}."

@@ -2,7 +2,8 @@
 
 Ingestion stores each chunk's parent section id and offsets; the section is rebuilt from its
 chunks (components/retrieval/parents.py) so the generator sees whole paragraphs, not 800-character
-cuts.
+cuts. Passages of different documents that give one thing different values ("80 grams" in the 2024
+note, "70 grams" in its 2026 revision) are named in a warning, the newer said to be so.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from typing import Any, cast
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.heuristics import contradictions
 from components.retrieval.parents import expand_to_parents
+from components.text import messages
+from components.text.sentences import split_sentences
 from graph.context import Context
 from graph.state import Passage, RAGState
 from guardrails.documents import SCORE_KEY
@@ -45,9 +49,48 @@ def make(c: Components) -> Node:
         built = await asyncio.to_thread(expand_to_parents, relevant, fetch, budget_tokens=ctx.parent_budget_tokens)
         passages = [cast(Passage, p.model_dump() if hasattr(p, "model_dump") else dict(vars(p))) for p in built]
         kept, notes = screen_passages(passages, [_score(p, scores) for p in passages])
+        dates = {str(r.get("doc_id")): r.get("created") for r in relevant}
+        notes += await asyncio.to_thread(disagreements, kept, dates, c.tokenizer)
         return {"passages": kept, "notes": notes}
 
     return fetch_parents
+
+
+def disagreements(passages: list[Passage], dates: dict[str, Any], tokenize: Any) -> list[str]:
+    """A warning for each pair of documents in the context that give one thing different values
+    (``components.heuristics.contradictions``), the older named first and the newer said to be so."""
+    by_doc: dict[str, list[str]] = {}
+    titles: dict[str, str] = {}
+    for p in passages:
+        doc = str(p.get("doc_id"))
+        by_doc.setdefault(doc, []).extend(split_sentences(p.get("text") or ""))
+        titles.setdefault(doc, str(p.get("title") or p.get("source") or "a document"))
+    if len(by_doc) < 2:
+        return []
+    out = []
+    for found in contradictions.find(list(by_doc.items()), tokenize):
+        first, second = (found.first, found.second)
+        values = {found.first: found.first_value, found.second: found.second_value}
+        when = {d: str(dates.get(d) or "")[:10] for d in (first, second)}
+        if when[first] and when[second] and when[first] > when[second]:
+            first, second = second, first
+        newer = (
+            f"; the newer is {titles[second]!r}" if when[first] and when[second] and when[first] != when[second] else ""
+        )
+
+        def named(doc: str, when: dict[str, str] = when) -> str:
+            return f"{titles[doc]!r}" + (f" ({when[doc]})" if when[doc] else "")
+
+        out.append(
+            messages.SOURCES_DISAGREE.format(
+                first=named(first),
+                first_value=values[first],
+                second=named(second),
+                second_value=values[second],
+                newer=newer,
+            )
+        )
+    return out
 
 
 def _score(passage: Passage, scores: dict[str, float | None]) -> float | None:

@@ -1,6 +1,6 @@
 """The ranking policy on a small dated vault: a note and its later revision with a changed value.
 The newer revision wins the near-tie; Q&A with an age limit leaves the old one out, or keeps it and
-says so; search shows each result's age."""
+says so; search shows each result's age; an answer whose context holds both says they disagree."""
 
 from __future__ import annotations
 
@@ -79,3 +79,12 @@ def test_an_age_limit_leaves_the_old_note_out_of_the_answer_or_keeps_it_with_a_w
     assert any("older than 365 days (max_age_days): Cat food" in w for w in kept["warnings"])
     unlimited = ask(dated)
     assert not any("older than" in w for w in unlimited["warnings"])
+
+
+def test_notes_that_disagree_are_named_with_both_values_and_the_newer_one(dated: Components) -> None:
+    out = ask(dated)
+    said = [w for w in out["warnings"] if w.startswith("Sources disagree")]
+    assert said == [
+        "Sources disagree: 'Cat food' (2024-03-01) says 80 grams, 'Cat food (revised)' (2026-10-01) says 70 grams; "
+        "the newer is 'Cat food (revised)'."
+    ], out["warnings"]
