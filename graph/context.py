@@ -80,6 +80,17 @@ class Context:
     freshness_half_life_days: float = field(
         default=365.0, metadata={"description": "Ranking: days after which a document's freshness boost halves."}
     )
+    feedback_boost: float = field(
+        default=0.1,
+        metadata={
+            "description": "Q&A ranking: the asker's own verdicts move the documents behind earlier answers, at "
+            "most this share of the candidates' score spread ('bad' for a wrong or outdated answer demotes, "
+            "'good' promotes half as much); never another user's verdicts; 0 turns it off."
+        },
+    )
+    feedback_half_life_days: float = field(
+        default=90.0, metadata={"description": "Q&A ranking: days after which a verdict counts half."}
+    )
     max_age_days: int = field(
         default=0,
         metadata={

@@ -11,11 +11,16 @@ Each factor reads the candidates' payloads and the run's knobs (Context fields `
   touched: only the order.
 - **Maximum age**: in Q&A, chunks of documents older than ``max_age_days`` are left out of the
   context (or, with ``max_age_keeps``, kept and named in a warning); search shows each result's age.
+- **Feedback**: in Q&A, the asker's own verdicts on earlier answers move the documents behind them:
+  "bad" with a reason that says the answer was wrong or outdated demotes, "good" promotes half as
+  much, each verdict halving every ``feedback_half_life_days``, the sum bounded, and the move at
+  most ``feedback_boost`` times the spread, as freshness. Never another user's verdicts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -43,6 +48,12 @@ def age_days(payload: Mapping[str, Any], today: date) -> int | None:
     return max(0, (today - written).days) if written else None
 
 
+#: a "bad" verdict's reason that says the sources were at fault (not "too long"): their documents are demoted
+_AT_FAULT = re.compile(
+    r"wrong|incorrect|false|outdated|out of date|stale|old|間違|誤り|違う|古い|最新では", re.IGNORECASE
+)
+
+
 @dataclass(frozen=True)
 class Adjustment:
     """What the policy did to one candidate (for ``--debug``)."""
@@ -50,6 +61,70 @@ class Adjustment:
     chunk_id: str
     age_days: int
     boost: float
+    factor: str = "freshness"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An asker's verdict on an answer, as ranking reads it: the documents behind it, when, and how."""
+
+    doc_ids: tuple[str, ...]
+    good: bool
+    reason: str
+    day: date
+
+
+def feedback_weights(verdicts: Iterable[Verdict], *, today: date, half_life_days: float) -> dict[str, float]:
+    """Per document, in [-1, 0.5]: each "bad, wrong/outdated" verdict counts -1, each "good" +0.5,
+    halving every ``half_life_days`` of its age; other "bad" reasons (too long) count nothing."""
+    out: dict[str, float] = {}
+    for v in verdicts:
+        sign = 0.5 if v.good else (-1.0 if _AT_FAULT.search(v.reason or "") else 0.0)
+        if not sign:
+            continue
+        weight = sign * 0.5 ** (max(0, (today - v.day).days) / half_life_days)
+        for doc in dict.fromkeys(v.doc_ids):
+            out[doc] = out.get(doc, 0.0) + weight
+    return {doc: max(-1.0, min(0.5, w)) for doc, w in out.items()}
+
+
+def by_feedback(
+    candidates: Sequence[HitRecord], weights: Mapping[str, float], *, boost: float
+) -> tuple[list[HitRecord], list[Adjustment]]:
+    """The candidates re-ordered with each judged document's move (``boost`` × spread × its weight)."""
+    if boost <= 0 or not weights or len(candidates) < 2:
+        return list(candidates), []
+    scores = [float(h["score"]) for h in candidates]
+    spread = max(scores) - min(scores)
+    adds = {
+        i: boost * spread * weights[str(h["payload"].get("doc_id"))]
+        for i, h in enumerate(candidates)
+        if str(h["payload"].get("doc_id")) in weights
+    }
+    return _moved(candidates, adds, "feedback")
+
+
+def _moved(
+    candidates: Sequence[HitRecord], adds: Mapping[int, float], factor: str, ages: Mapping[int, int] | None = None
+) -> tuple[list[HitRecord], list[Adjustment]]:
+    """New records with ``adds`` added to their scores (and named among their ``scores``), re-sorted
+    stably; the adjustments made, for ``--debug``."""
+    if not adds:
+        return list(candidates), []
+    out: list[HitRecord] = []
+    made: list[Adjustment] = []
+    for i, h in enumerate(candidates):
+        if i not in adds:
+            out.append(h)
+            continue
+        r = h.copy()
+        r["scores"] = {**h.get("scores", {}), factor: round(adds[i], 6)}
+        r["score"] = float(h["score"]) + adds[i]
+        out.append(r)
+        age = (ages or {}).get(i, -1)
+        made.append(Adjustment(str(h["payload"].get("chunk_id")), age, round(adds[i], 6), factor))
+    position = {id(h): i for i, h in enumerate(out)}
+    return sorted(out, key=lambda h: (-h["score"], position[id(h)])), made
 
 
 def freshen(
@@ -65,23 +140,9 @@ def freshen(
     spread = max(scores) - min(scores)
     if spread <= 0:
         return list(candidates), []
-    out: list[HitRecord] = []
-    made: list[Adjustment] = []
-    for h in candidates:
-        age = age_days(h["payload"], today)
-        if age is None:
-            out.append(h)
-            continue
-        add = boost * spread * 0.5 ** (age / half_life_days)
-        r = h.copy()
-        r["scores"] = {**h.get("scores", {}), "freshness": round(add, 6)}
-        r["score"] = float(h["score"]) + add
-        out.append(r)
-        made.append(Adjustment(str(h["payload"].get("chunk_id")), age, round(add, 6)))
-    if not made:
-        return list(candidates), []
-    position = {id(h): i for i, h in enumerate(out)}
-    return sorted(out, key=lambda h: (-h["score"], position[id(h)])), made
+    ages = {i: a for i, h in enumerate(candidates) if (a := age_days(h["payload"], today)) is not None}
+    adds = {i: boost * spread * 0.5 ** (a / half_life_days) for i, a in ages.items()}
+    return _moved(candidates, adds, "freshness", ages)
 
 
 def too_old(candidates: Sequence[HitRecord], *, max_age_days: int, today: date) -> list[int]:

@@ -10,6 +10,7 @@ can be told apart.
 
 from __future__ import annotations
 
+import builtins
 import json
 import threading
 from dataclasses import asdict, dataclass, field
@@ -114,6 +115,13 @@ class FeedbackStore:
             query = query.where(self._table.c.verdict == verdict)
         if limit:
             query = query.limit(limit)
+        with self._engine.connect() as conn:
+            return [self._record(dict(r._mapping)) for r in conn.execute(query)]
+
+    def verdicts_of(self, *, user_id: str, tenant: str, collection: str) -> builtins.list[FeedbackRecord]:
+        """One asker's verdicts on answers from ``collection`` (ranking reads them: never another user's)."""
+        t = self._table.c
+        query = self._table.select().where(t.user_id == user_id, t.tenant == tenant, t.collection == collection)
         with self._engine.connect() as conn:
             return [self._record(dict(r._mapping)) for r in conn.execute(query)]
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from components.factory import Components
 from components.heuristics.relevance import along_ranking, coverages, relevance
+from components.resilience.errors import RAGError
 from components.retrieval.hits import HitRecord
-from components.retrieval.policy import freshen, too_old
+from components.retrieval.policy import Verdict, by_feedback, feedback_weights, freshen, too_old
 from components.retrieval.results import explain_empty, group_by_document, of_first_documents
 from components.text.messages import NOTHING_RELEVANT, OLDER_KEPT, OLDER_LEFT_OUT, pick
 from graph.context import Context
@@ -46,6 +47,9 @@ def shape_results(
     candidates, adjusted = freshen(
         candidates, boost=ctx.freshness_boost, half_life_days=ctx.freshness_half_life_days, today=date.today()
     )
+    if not searching and ctx.feedback_boost > 0:
+        candidates, moved = by_feedback(candidates, askers_verdicts(c, state, ctx), boost=ctx.feedback_boost)
+        adjusted += moved
     if not searching and ctx.max_age_days > 0:
         candidates, aged = age_limit(candidates, ctx)
         notes += aged
@@ -88,9 +92,32 @@ def shape_results(
     }
     if state.get("debug"):
         out["debug_info"] = debug_details(state, rerank)
-        if adjusted:  # what the ranking policy moved: its boosts, by chunk
-            out["debug_info"]["freshness"] = [vars(a) for a in adjusted[:20]]
+        if adjusted:  # what the ranking policy moved (freshness, feedback), by chunk
+            out["debug_info"]["ranking_policy"] = [vars(a) for a in adjusted[:20]]
     return out
+
+
+def askers_verdicts(c: Components, state: RetrievalState, ctx: Context) -> dict[str, float]:
+    """The asker's own verdicts on earlier answers from this collection, as weights per document;
+    none when no feedback was ever stored here (the database is not created to find that out)."""
+    settings = c.settings
+    if not settings.database_url and not (settings.data_dir / "feedback.sqlite").exists():
+        return {}
+    try:
+        records = c.feedback.verdicts_of(user_id=ctx.user_id, tenant=ctx.tenant, collection=state["collection"])
+    except RAGError as e:  # feedback unreadable: rank without it, and say so in the log
+        log.warning("ranking without feedback: %s", e)
+        return {}
+    verdicts = [
+        Verdict(
+            tuple(str(s.get("doc_id")) for s in r.sources if s.get("doc_id")),
+            r.verdict == "good",
+            r.reason,
+            date.fromisoformat(r.created_at[:10]),
+        )
+        for r in records
+    ]
+    return feedback_weights(verdicts, today=date.today(), half_life_days=ctx.feedback_half_life_days)
 
 
 def age_limit(candidates: list[HitRecord], ctx: Context) -> tuple[list[HitRecord], list[str]]:

@@ -88,3 +88,30 @@ def test_notes_that_disagree_are_named_with_both_values_and_the_newer_one(dated:
         "Sources disagree: 'Cat food' (2024-03-01) says 80 grams, 'Cat food (revised)' (2026-10-01) says 70 grams; "
         "the newer is 'Cat food (revised)'."
     ], out["warnings"]
+
+
+def test_an_askers_verdict_moves_the_document_for_that_asker_only(dated: Components) -> None:
+    from components.stores.feedback import FeedbackRecord
+
+    revised = next(p.payload for p in dated.index().scroll() if (p.payload or {}).get("title") == "Cat food (revised)")
+    dated.feedback.add(
+        FeedbackRecord(
+            thread_id="t1",
+            verdict="bad",
+            question=QUESTION,
+            answer="70 grams",
+            reason="outdated: the vet changed it back",
+            sources=[{"n": 1, "doc_id": revised["doc_id"]}],
+            collection=dated.settings.collection,
+            user_id="u1",
+        )
+    )
+
+    def order(user: str) -> list[str]:
+        out = ask(dated, user_id=user)
+        moved = {m["factor"] for m in out["debug_info"].get("ranking_policy", [])}
+        assert ("feedback" in moved) == (user == "u1")
+        return [str(r["title"]) for r in out["results"]][:2]
+
+    assert order("u1") == ["Cat food", "Cat food (revised)"]
+    assert order("u2") == ["Cat food (revised)", "Cat food"]

@@ -48,3 +48,22 @@ def test_too_old_names_dated_documents_past_the_limit_only() -> None:
     hits = [hit("new", 0.9, "2026-10-01"), hit("old", 0.8, "2023-01-01"), hit("undated", 0.7)]
     assert too_old(hits, max_age_days=365, today=TODAY) == [1]
     assert too_old(hits, max_age_days=0, today=TODAY) == []
+
+
+def test_verdicts_weigh_by_kind_and_age_and_stay_bounded() -> None:
+    from components.retrieval.policy import Verdict, by_feedback, feedback_weights
+
+    verdicts = [
+        Verdict(("a",), good=False, reason="outdated: the vet changed it", day=TODAY),
+        Verdict(("a",), good=False, reason="wrong", day=TODAY),
+        Verdict(("b",), good=False, reason="too long", day=TODAY),  # not the sources' fault
+        Verdict(("c",), good=True, reason="", day=date(2026, 8, 29)),  # 90 days old: half
+    ]
+    weights = feedback_weights(verdicts, today=TODAY, half_life_days=90)
+    assert weights == {"a": -1.0, "c": 0.25}
+    hits = [hit("a", 0.9), hit("x", 0.88), hit("c", 0.5), hit("y", 0.1)]
+    for h in hits:
+        h["payload"]["doc_id"] = h["point_id"]
+    ranked, made = by_feedback(hits, weights, boost=0.1)
+    assert [h["point_id"] for h in ranked] == ["x", "a", "c", "y"]
+    assert {(m.chunk_id, m.factor) for m in made} == {("a", "feedback"), ("c", "feedback")}
