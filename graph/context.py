@@ -226,6 +226,12 @@ class Context:
     hallucination_prompt: str = _prompt(prompts.HALLUCINATION_SYSTEM, "the hallucination check", reads_passages=True)
     answer_grade_prompt: str = _prompt(prompts.ANSWER_GRADE_SYSTEM, "the answer grader")
     direct_prompt: str = _prompt(prompts.DIRECT_SYSTEM, "direct answers", ("language_name",))
+    list_summary_prompt: str = _prompt(
+        prompts.LIST_SUMMARY_SYSTEM,
+        "the summary after a listing of documents (metadata route, with an LLM)",
+        ("language_name",),
+        reads_passages=True,
+    )
 
     def __post_init__(self) -> None:
         for name in ("max_context_rewrites", "max_regenerations", "max_answer_rewrites"):

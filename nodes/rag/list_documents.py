@@ -7,8 +7,9 @@ reads every chunk the run's filters admit (within the caller's access groups, as
 keeps one row per document, and answers with the list: a count, the conditions applied, and each
 document's title, date, place and tags (authors and year for papers), ordered as the question
 implies (``components.retrieval.listing``), in the question's language. Each listed document is a
-numbered source, so chat clients show them as citations. The answer comes from the store alone:
-no model is asked, and nothing is cached (a listing changes with every note written).
+numbered source, so chat clients show them as citations. The list comes from the store alone;
+with an LLM, one cited paragraph on what the listed documents say follows it (their first chunks,
+as data in the user's turn). Nothing is cached (a listing changes with every note written).
 """
 
 from __future__ import annotations
@@ -17,22 +18,27 @@ import asyncio
 import logging
 from typing import Any
 
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.resilience.errors import LLMUnavailable
 from components.retrieval.listing import LIST_FIELDS, ListedDocument, conditions, documents_of, order
 from components.retrieval.results import group_by_document
 from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState, Source, language_of
-from nodes.rag.common import hit_to_result, run_filters
+from nodes.rag.common import hit_to_result, log_error, numbered, run_filters, run_of, use_llm
 from nodes.rag.failures import Fallback
+from nodes.rag.rails import prompt_markers, stream_screen
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
 
 #: documents a listing shows at most (the count says how many matched)
 MAX_LISTED = 50
+#: characters of each listed document (its first chunk) a model reads to summarise the list
+SUMMARY_CHARS = 600
 _AUTHORS_SHOWN = 3
 
 
@@ -42,7 +48,9 @@ def make(c: Components) -> Node:
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
         index = c.index(state["collection"])
         searching = state.get("mode") == "search"
-        fields = True if searching else list(LIST_FIELDS)  # search shows each document's first chunk
+        summarise = not searching and use_llm(c, ctx, "generator", ctx.generator_model, state=state)
+        # search shows each document's first chunk, and a model summarises from it
+        fields = True if searching or summarise else list(LIST_FIELDS)
         async with c.breakers.guard("vector_store"):
             points = await asyncio.to_thread(
                 lambda: list(index.scroll(fields=fields, scroll_filter=filters.to_qdrant()))
@@ -59,13 +67,25 @@ def make(c: Components) -> Node:
             more = messages.LISTED_MORE[language if language in messages.LISTED_MORE else "en"]
             answer += "\n" + more.format(more=len(ordered) - len(shown), shown=len(shown))
         log.info("metadata route: %d documents match %s", len(ordered), filters.without_access().conditions())
+        # the output rail checks an answer against its passages: each line is what the store holds
+        first = {str(p.get("chunk_id")): str(p.get("text") or "") for p in payloads}
+        passages = [
+            _passage(n, d, "\n".join(x for x in (line, first.get(str(d.chunk_id), "")) if x))
+            for n, (d, line) in enumerate(zip(shown, lines, strict=True), start=1)
+        ]
+        path = "metadata"
+        if summarise and shown:
+            try:
+                answer += "\n\n" + await _summary(c, ctx, state, passages, language)
+                path = "llm"
+            except LLMUnavailable as e:  # the list stands alone
+                log_error("llm", "list_documents", state, e)
         return {
             "answer": answer,
             "sources": [_source(n, d) for n, d in enumerate(shown, start=1)],
-            # the output rail checks an answer against its passages: each line is what the store holds
-            "passages": [_passage(n, d, line) for n, (d, line) in enumerate(zip(shown, lines, strict=True), start=1)],
+            "passages": passages,
             "confidence": 1.0,
-            "path": "metadata",
+            "path": path,
         }
 
     return list_documents
@@ -85,6 +105,18 @@ def as_search_results(docs: list[ListedDocument], payloads: list[dict[str, Any]]
     for g in grouped:
         g["rank"] += offset
     return {"results": grouped, "total": len(grouped)}
+
+
+async def _summary(c: Components, ctx: Context, state: RAGState, passages: list[Passage], language: str) -> str:
+    """One cited paragraph on what the listed documents say (the documents as data in the user's turn)."""
+    system = ctx.list_summary_prompt.format(
+        language_name=messages.LANGUAGE_NAMES.get(language, "the question's language")
+    )
+    asked = f"{numbered(p['text'][:SUMMARY_CHARS] for p in passages)}\n\nQuestion: {state.get('question') or ''}"
+    screen = stream_screen([p["text"] for p in passages], prompt_markers(ctx))
+    msgs: list[Any] = [SystemMessage(system), HumanMessage(asked)]
+    reply = await c.llm.generate("generator", msgs, override=ctx.generator_model, screen=screen, run=run_of(state))
+    return str(reply.content).strip()
 
 
 def conditions_text(filters: Any, language: str) -> str:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from components.factory import Components
 from graph.context import Context
 from nodes.rag import list_documents
-from tests.unit.nodes.helpers import run
+from tests.fakes.ollama_server import Behaviour
+from tests.integration.helpers import with_llm_server
+from tests.unit.nodes.helpers import answering, run
 
 
 def test_the_notes_meeting_the_conditions_are_listed_with_date_place_and_tags(notes: Components) -> None:
@@ -48,3 +50,18 @@ def test_a_listing_never_shows_a_document_outside_the_callers_groups(restricted:
     assert "Salary" not in public["answer"] and "hr" not in public["answer"]
     hr = run(list_documents.make(restricted), state, Context(access_groups=("hr",)))
     assert sorted(s["title"] for s in hr["sources"]) == ["Company holidays 2026", "Salary bands 2026"]
+
+
+def test_with_a_model_one_cited_paragraph_on_the_listed_documents_follows_the_list(
+    notes: Components, ollama: tuple[str, Behaviour]
+) -> None:
+    url, b = ollama
+    b.chat_handler = answering("味噌汁のレシピで、合わせだしの取り方が書かれている[1]。")
+    state = {"question": "#料理 のメモは？", "language": "ja", "search_filters": {"tags": ["料理"]}}
+    out = run(list_documents.make(with_llm_server(notes, url)), state)
+    listing, summary = out["answer"].split("\n\n")
+    assert listing.splitlines()[1].startswith("1. 味噌汁 · 2024-02-11") and summary.endswith("[1]。")
+    assert out["path"] == "llm" and [s["title"] for s in out["sources"]] == ["味噌汁"]
+    sent = b.chat_requests[-1]["messages"]
+    assert sent[0]["role"] == "system" and "だし" not in sent[0]["content"]  # the documents are not in it
+    assert sent[-1]["role"] == "user" and '<passage id="1">' in sent[-1]["content"] and "だし" in sent[-1]["content"]
