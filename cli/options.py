@@ -17,7 +17,9 @@ from cli.output import errors_as_json
 # typer reads and never mutates (hence the noqa: B006 where they are used)
 
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (see README); errors too.", callback=errors_as_json)]
-Collection = Annotated[str | None, typer.Option(help="The collection (default: COLLECTION).")]
+Collection = Annotated[
+    str | None, typer.Option(help="The collection (default: COLLECTION); search: a,b searches several, merged.")
+]
 Groups = Annotated[
     list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")
 ]

@@ -151,7 +151,14 @@ class SearchRequest(Request):
         """``base`` (a default Context when None) with this request's knobs."""
         from graph.context import Context
 
-        ctx = dataclasses.replace(base or Context(), collection=self.collection, access_groups=tuple(self.groups))
+        # `--collection a,b`: several collections, searched together and merged on the score
+        names = listed([self.collection]) if self.collection else []
+        ctx = dataclasses.replace(
+            base or Context(),
+            collection=names[0] if names else "",
+            collections=tuple(names) if len(names) > 1 else (),
+            access_groups=tuple(self.groups),
+        )
         knobs: dict[str, Any] = {"min_score": self.min_score}
         return dataclasses.replace(ctx, **{k: v for k, v in knobs.items() if v is not None})
 

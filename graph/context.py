@@ -38,6 +38,14 @@ class Context:
     collection: str = field(
         default="", metadata={"description": "Collection to query; empty means the COLLECTION setting."}
     )
+    collections: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "description": "Search: several collections at once (one embedding model): each is searched as "
+            "alone, and the results merge on their probability of relevance, each saying its collection. "
+            "Empty: `collection` alone."
+        },
+    )
     top_k: int = field(
         default=5, metadata={"description": "Results (search) or sources (qa) returned when the input does not say."}
     )

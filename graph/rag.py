@@ -14,7 +14,8 @@
         ├ web_search → search_web → generate_answer … | fallback_answer
         └ direct_answer → answer_directly → guard_output → finish_run
     mode="search" goes analyze_query → retrieve → finish_run (a query of conditions alone:
-    analyze_query → list_documents → finish_run, the documents as results);
+    analyze_query → list_documents → finish_run, the documents as results; several collections:
+    analyze_query → retrieve_collections → finish_run, the retrieval run per collection and merged);
     a blocked question goes guard_input → finish_run; a cache hit check_cache → finish_run;
     a follow-up goes analyze_query → condense_question → check_cache (the cache keyed on its
     standalone rewrite) → finish_run | route_question, whose rewrite_query reuses that rewrite;
@@ -62,6 +63,7 @@ from nodes.rag import (
     guard_input,
     guard_output,
     list_documents,
+    retrieve_collections,
     rewrite_query,
     route_question,
     search_web,
@@ -90,8 +92,11 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
         finish_run.make,
     ):
         b.add_node(timed(make(c)))
-    # retrieval reads only its request from this state (its input schema)
-    b.add_node("retrieve", build_retrieval_graph(c), input_schema=RetrievalInput)
+    # retrieval reads only its request from this state (its input schema); a search of several
+    # collections runs it once per collection and merges the results
+    retrieval = build_retrieval_graph(c)
+    b.add_node("retrieve", retrieval, input_schema=RetrievalInput)
+    b.add_node(timed(retrieve_collections.make(c, retrieval)))
     b.add_node(
         timed(list_documents.make(c)), timeout=s.vector_timeout, error_handler=list_documents.list_failed.handler(c)
     )
@@ -121,6 +126,7 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_conditional_edges("grade_answer", routes.after_answer_grade)
     b.add_edge("answer_directly", "guard_output")
     b.add_edge("list_documents", "guard_output")
+    b.add_edge("retrieve_collections", "finish_run")
     b.add_edge("fallback_answer", "guard_output")
     b.add_edge("guard_output", "finish_run")
     b.add_edge("fail_run", "finish_run")

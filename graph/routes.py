@@ -61,11 +61,16 @@ def after_guard(state: RAGState) -> Literal["analyze_query", "finish_run"]:
 
 def after_analysis(
     state: RAGState, runtime: Runtime[Context]
-) -> Literal["retrieve", "list_documents", "check_cache", "condense_question", "route_question"]:
-    """Search goes to retrieval (or, for a query of conditions alone, to the listing); a question the
-    cache may answer to the cache (a follow-up through its standalone rewrite first), any other past it."""
+) -> Literal[
+    "retrieve", "retrieve_collections", "list_documents", "check_cache", "condense_question", "route_question"
+]:
+    """Search goes to retrieval (several collections: one retrieval each, merged; a query of conditions
+    alone: the listing); a question the cache may answer to the cache (a follow-up through its
+    standalone rewrite first), any other past it."""
     if state.get("mode") == "search":
-        return "list_documents" if (state.get("analysis") or {}).get("structured") else "retrieve"
+        if (state.get("analysis") or {}).get("structured"):
+            return "list_documents"
+        return "retrieve_collections" if len(_ctx(runtime).collections) > 1 else "retrieve"
     ctx = _ctx(runtime)
     if is_follow_up(state):
         return "condense_question" if _cache_allowed(state, ctx) else "route_question"

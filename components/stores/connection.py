@@ -9,6 +9,7 @@ the server does not answer or refuses the key becomes a typed error that says wh
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict
@@ -78,6 +79,8 @@ class StoreConnection:
         self.engine: Engine = engine
         # the embedded store locks its folder per client, so a process shares one client across collections
         self._client: QdrantClient | EdgeClient | None = client
+        # two threads asking for the client at once (collections searched concurrently) must open one
+        self._opening = threading.Lock()
 
     @property
     def is_local(self) -> bool:
@@ -94,32 +97,39 @@ class StoreConnection:
     @property
     def client(self) -> QdrantClient | EdgeClient:
         if self._client is None:
-            if self.url:
-                tls: dict[str, Any] = {"verify": str(self.server.ca_cert)} if self.server.ca_cert else {}
-                # the client's timeout is whole seconds; at least one
-                timeout = max(1, round(self.timeout))
-                self._client = QdrantClient(url=self.url, api_key=self.api_key, timeout=timeout, **tls)
-            else:
-                assert self.path is not None
-                self.path.mkdir(parents=True, exist_ok=True)
-                try:
-                    if self.is_edge:
-                        self._client = EdgeClient(edge_root(self.path))
-                    else:
-                        _single_threaded_blas()
-                        self._client = QdrantClient(path=str(self.path))
-                except (RuntimeError, StoreBusy) as e:
-                    if isinstance(e, StoreBusy) or "already accessed" in str(e):
-                        who = holder.describe(self.path)
-                        raise StoreLocked(
-                            f"The embedded Qdrant store at {self.location} is in use by another process"
-                            f"{f': {who}' if who else ''} (the embedded store allows one process per folder). "
-                            f"Stop that process, or run a Qdrant server (deploy/compose.yaml) and set "
-                            f"QDRANT_URL so that several processes can share the index."
-                        ) from e
-                    raise
-                holder.record(self.path)
+            with self._opening:
+                if self._client is None:
+                    self._client = self._open()
         return self._client
+
+    def _open(self) -> QdrantClient | EdgeClient:
+        """A new client: a server's by URL, or the embedded store's by folder (recorded as its holder)."""
+        if self.url:
+            tls: dict[str, Any] = {"verify": str(self.server.ca_cert)} if self.server.ca_cert else {}
+            # the client's timeout is whole seconds; at least one
+            timeout = max(1, round(self.timeout))
+            return QdrantClient(url=self.url, api_key=self.api_key, timeout=timeout, **tls)
+        assert self.path is not None
+        self.path.mkdir(parents=True, exist_ok=True)
+        client: QdrantClient | EdgeClient
+        try:
+            if self.is_edge:
+                client = EdgeClient(edge_root(self.path))
+            else:
+                _single_threaded_blas()
+                client = QdrantClient(path=str(self.path))
+        except (RuntimeError, StoreBusy) as e:
+            if isinstance(e, StoreBusy) or "already accessed" in str(e):
+                who = holder.describe(self.path)
+                raise StoreLocked(
+                    f"The embedded Qdrant store at {self.location} is in use by another process"
+                    f"{f': {who}' if who else ''} (the embedded store allows one process per folder). "
+                    f"Stop that process, or run a Qdrant server (deploy/compose.yaml) and set "
+                    f"QDRANT_URL so that several processes can share the index."
+                ) from e
+            raise
+        holder.record(self.path)
+        return client
 
     def close(self) -> None:
         if self._client is not None:

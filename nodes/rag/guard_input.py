@@ -64,7 +64,13 @@ def run_scope(c: Components, state: RAGState, ctx: Context) -> dict[str, Any]:
     offset = int(state.get("offset") or 0) if state.get("mode") == "search" else 0
     if offset < 0 or top_k + offset > 1000:
         raise QueryError(f"offset must be 0 or more, with top_k + offset at most 1000 (not {top_k} + {offset}).")
-    return {"top_k": top_k, "offset": offset, "collection": ctx.collection or c.settings.collection}
+    if len(ctx.collections) > 1 and state.get("mode") != "search":
+        raise QueryError(
+            "Several collections are searched together in search mode only (mode='search', `rag search "
+            "--collection a,b`); ask a question of one collection at a time."
+        )
+    collection = ctx.collections[0] if ctx.collections else ctx.collection or c.settings.collection
+    return {"top_k": top_k, "offset": offset, "collection": collection}
 
 
 def make(c: Components) -> Node:

@@ -27,6 +27,13 @@ def ingest(
     return out
 
 
+def ingest_into(c: Components, path: Path | str, collection: str) -> dict[str, Any]:
+    """``path`` ingested into ``collection`` (not the settings' default), as `rag ingest --collection` does."""
+    ctx = IngestContext(collection=collection)
+    out: dict[str, Any] = asyncio.run(build_ingest_graph(c).ainvoke({"paths": [str(path)]}, context=ctx))
+    return out
+
+
 def sample_store(root: Path, *, sentence_vectors: bool = True, **settings: Any) -> tuple[Components, Path]:
     """The sample vaults copied under ``root`` and ingested into an embedded store there.
 
