@@ -87,13 +87,15 @@ class IngestRequest(Request):
     prune: bool = False
     collection: str | None = None
     sentence_vectors: bool = True
+    #: "hot" or "cold": how a search of several collections breaks near-ties (kept in the collection)
+    tier: str | None = None
 
     def args(self) -> dict[str, Any]:
         # the server's working folder is not ours
         return {**super().args(), "paths": [str(Path(p).expanduser().absolute()) for p in self.paths]}
 
     async def run(self, c: Components, on_event: OnEvent = ignore) -> dict[str, Any]:
-        return await ingest_report(
+        report = await ingest_report(
             c,
             list(self.paths),
             prune=self.prune,
@@ -101,6 +103,12 @@ class IngestRequest(Request):
             sentence_vectors=self.sentence_vectors,
             on_progress=lambda data: on_event({"event": "progress", "data": data}),
         )
+        if self.tier is not None:
+            index = c.index(self.collection)
+            if index.exists():
+                await asyncio.to_thread(index.update_metadata, tier=self.tier)
+                report["tier"] = self.tier
+        return report
 
     def here(self, c: Components, on_event: OnEvent = ignore) -> dict[str, Any]:
         return asyncio.run(self.run(c, on_event))

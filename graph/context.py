@@ -88,6 +88,13 @@ class Context:
     freshness_half_life_days: float = field(
         default=365.0, metadata={"description": "Ranking: days after which a document's freshness boost halves."}
     )
+    tier_margin: float = field(
+        default=0.05,
+        metadata={
+            "description": "Search of several collections: a hot collection's result wins against a cold one's "
+            "(`rag ingest --tier cold`) when their scores (probabilities of relevance) are this close."
+        },
+    )
     feedback_boost: float = field(
         default=0.1,
         metadata={

@@ -33,12 +33,27 @@ def ingest(
             "per question; about doubles the embedding time. Off: answers embed them when asked."
         ),
     ] = True,
+    tier: Annotated[
+        str | None,
+        typer.Option(
+            "--tier",
+            help="hot or cold: in a search of several collections, a hot one wins near-ties against a cold one "
+            "(an archive). Kept in the collection; default hot.",
+        ),
+    ] = None,
 ) -> None:
     """Parse, chunk, embed and write documents; unchanged documents are skipped."""
     from cli.ingest_cmd import IngestRequest, ProgressView, finish
+    from components.retrieval.policy import TIERS
 
+    if tier is not None and tier not in TIERS:
+        fail(f"--tier must be one of {', '.join(TIERS)}, not {tier!r}", code=2)
     request = IngestRequest(
-        tuple(str(p) for p in paths), prune=prune, collection=collection, sentence_vectors=sentence_vectors
+        tuple(str(p) for p in paths),
+        prune=prune,
+        collection=collection,
+        sentence_vectors=sentence_vectors,
+        tier=tier,
     )
     with ProgressView(show=not as_json) as view:
         report = dispatch(request, on_event=lambda event: view.feed(event.get("data") or {}))

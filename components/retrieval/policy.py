@@ -11,6 +11,8 @@ Each factor reads the candidates' payloads and the run's knobs (Context fields `
   touched: only the order.
 - **Maximum age**: in Q&A, chunks of documents older than ``max_age_days`` are left out of the
   context (or, with ``max_age_keeps``, kept and named in a warning); search shows each result's age.
+- **Hot and cold**: in a search of several collections, a hot collection's result wins against a
+  cold one's when their scores are within ``tier_margin``.
 - **Feedback**: in Q&A, the asker's own verdicts on earlier answers move the documents behind them:
   "bad" with a reason that says the answer was wrong or outdated demotes, "good" promotes half as
   much, each verdict halving every ``feedback_half_life_days``, the sum bounded, and the move at
@@ -28,6 +30,25 @@ from typing import Any
 from components.retrieval.hits import HitRecord
 
 DAY_SECONDS = 86400.0
+
+#: a collection's tier (``rag ingest --tier``, kept in its metadata): in a search of several
+#: collections a hot one wins near-ties against a cold one (an archive)
+TIERS = ("hot", "cold")
+
+
+def tier_of(metadata: Mapping[str, Any]) -> str:
+    """A collection's tier from its metadata (hot unless marked cold)."""
+    return "cold" if metadata.get("tier") == "cold" else "hot"
+
+
+def tiered(results: Sequence[Mapping[str, Any]], tiers: Mapping[str, str], margin: float) -> list[Mapping[str, Any]]:
+    """Results of several collections best first: by score, a hot collection's counting ``margin``
+    more, so that it wins a near-tie against a cold one and never a clear loss."""
+
+    def key(r: Mapping[str, Any]) -> float:
+        return float(r["score"]) + (margin if tiers.get(str(r.get("collection"))) != "cold" else 0.0)
+
+    return sorted(results, key=lambda r: -key(r))
 
 
 def document_date(payload: Mapping[str, Any]) -> date | None:

@@ -3,7 +3,8 @@
 With ``Context.collections`` naming more than one, a search runs the retrieval subgraph once per
 collection (concurrently; each with its own BM25 statistics, fusion and calibration) and merges
 the results on the calibrated probability of relevance, which is on one scale whatever the
-collection (the same embedding model and relevance model). Every result says its ``collection``;
+collection (the same embedding model and relevance model), a hot collection winning near-ties
+against a cold one (``rag ingest --tier cold``, ``Context.tier_margin``). Every result says its ``collection``;
 the filters apply in each; paging (``offset``) applies to the merged ranking. Q&A reads one
 collection (``guard_input`` says so).
 """
@@ -17,6 +18,7 @@ from typing import Any, get_type_hints
 from langgraph.runtime import Runtime
 
 from components.factory import Components
+from components.retrieval.policy import tier_of, tiered
 from components.text import messages
 from graph.context import Context
 from graph.retrieval_state import RetrievalInput
@@ -47,7 +49,8 @@ def make(c: Components, retrieval: Any) -> Node:
         merged = [
             {**r, "collection": name} for name, out in zip(ctx.collections, outs, strict=True) for r in out["results"]
         ]
-        merged.sort(key=lambda r: -float(r["score"]))  # stable: a tie keeps the collections' order
+        tiers = await asyncio.to_thread(lambda: {n: tier_of(c.index(n).metadata()) for n in ctx.collections})
+        merged = [dict(r) for r in tiered(merged, tiers, ctx.tier_margin)]  # stable: a tie keeps the order given
         page = [{**r, "rank": i} for i, r in enumerate(merged[offset : offset + top_k], start=offset + 1)]
         notes = list(dict.fromkeys(n for out in outs for n in out.get("notes") or []))
         if page:  # one collection's "nothing relevant" says nothing when another found something

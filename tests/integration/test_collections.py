@@ -57,3 +57,14 @@ def test_a_question_of_several_collections_is_refused_with_what_to_do(two: Compo
         asyncio.run(
             build_rag_graph(two).ainvoke({"question": "BM25?"}, context=Context(collections=("life", "research")))
         )
+
+
+def test_a_collection_marked_cold_yields_to_a_hot_one(two: Components, tmp_path: Any) -> None:
+    from cli.ingest_cmd import IngestRequest
+
+    report = IngestRequest((str(SAMPLE_VAULTS / "life"),), collection="life", tier="cold").here(two)
+    assert report["tier"] == "cold" and two.index("life").metadata()["tier"] == "cold"
+    # a margin as wide as the scale: every hot result comes before every cold one
+    ranked = search(two, "BM25 k1 and the books I read", collections=("life", "research"), tier_margin=1.0, top_k=300)
+    order = [r["collection"] for r in ranked["results"]]
+    assert "life" in order and order == sorted(order, key=lambda name: name == "life")

@@ -67,3 +67,17 @@ def test_verdicts_weigh_by_kind_and_age_and_stay_bounded() -> None:
     ranked, made = by_feedback(hits, weights, boost=0.1)
     assert [h["point_id"] for h in ranked] == ["x", "a", "c", "y"]
     assert {(m.chunk_id, m.factor) for m in made} == {("a", "feedback"), ("c", "feedback")}
+
+
+def test_a_hot_collection_wins_near_ties_against_a_cold_one_and_never_a_clear_loss() -> None:
+    from components.retrieval.policy import tier_of, tiered
+
+    results = [
+        {"collection": "archive", "score": 0.80, "id": "old"},
+        {"collection": "notes", "score": 0.78, "id": "new"},
+        {"collection": "archive", "score": 0.95, "id": "clear"},
+    ]
+    tiers = {"archive": tier_of({"tier": "cold"}), "notes": tier_of({})}
+    assert tiers == {"archive": "cold", "notes": "hot"}
+    assert [r["id"] for r in tiered(results, tiers, margin=0.05)] == ["clear", "new", "old"]
+    assert [r["id"] for r in tiered(results, tiers, margin=0.0)] == ["clear", "old", "new"]
