@@ -19,7 +19,7 @@ from graph.context import Context
 from graph.retrieval_state import RetrievalState
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import raw_words
-from nodes.rag.shaping import shape_results
+from nodes.rag.shaping import askers_verdicts, shape_results
 from nodes.types import RetrievalNode as Node
 
 NO_RERANKER = "skipped: no cross-encoder is configured (set RERANKER_MODEL to a local model folder)"
@@ -42,7 +42,11 @@ def make(c: Components) -> Node:
             candidates = reranked(candidates, scores)
             timings["rerank"] = (time.perf_counter() - t0) * 1000
         skipped = NO_RERANKER if ctx.rerank and reranker is None else ""
-        return shape_results(c, state, ctx, candidates, timings=timings, rerank=skipped)
+        # shaping reads the store (feedback, vectors asked for) and scores: off the event loop
+        verdicts = await asyncio.to_thread(askers_verdicts, c, state, ctx)
+        return await asyncio.to_thread(
+            lambda: shape_results(c, state, ctx, candidates, timings=timings, rerank=skipped, verdicts=verdicts)
+        )
 
     return rerank_results
 
@@ -70,6 +74,9 @@ rerank_failed = Fallback(
 def make_skipped(c: Components) -> Node:
     async def rerank_skipped(state: RetrievalState, runtime: Runtime[Context]) -> dict[str, Any]:
         """The fused order, finished as the reranker would have (after it failed)."""
-        return shape_results(c, state, runtime.context or Context(), list(state.get("candidates") or []), timings={})
+        ctx = runtime.context or Context()
+        verdicts = await asyncio.to_thread(askers_verdicts, c, state, ctx)
+        candidates = list(state.get("candidates") or [])
+        return await asyncio.to_thread(lambda: shape_results(c, state, ctx, candidates, timings={}, verdicts=verdicts))
 
     return rerank_skipped

@@ -38,6 +38,7 @@ def shape_results(
     *,
     timings: Mapping[str, float],
     rerank: str = "",
+    verdicts: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """The update that ends a retrieval: results, their count, notes for the user, timings, debug."""
     top_k = state["top_k"]
@@ -47,8 +48,8 @@ def shape_results(
     candidates, adjusted = freshen(
         candidates, boost=ctx.freshness_boost, half_life_days=ctx.freshness_half_life_days, today=date.today()
     )
-    if not searching and ctx.feedback_boost > 0:
-        candidates, moved = by_feedback(candidates, askers_verdicts(c, state, ctx), boost=ctx.feedback_boost)
+    if not searching and verdicts:
+        candidates, moved = by_feedback(candidates, verdicts, boost=ctx.feedback_boost)
         adjusted += moved
     if not searching and ctx.max_age_days > 0:
         candidates, aged = age_limit(candidates, ctx)
@@ -98,8 +99,11 @@ def shape_results(
 
 
 def askers_verdicts(c: Components, state: RetrievalState, ctx: Context) -> dict[str, float]:
-    """The asker's own verdicts on earlier answers from this collection, as weights per document;
-    none when no feedback was ever stored here (the database is not created to find that out)."""
+    """The asker's own verdicts on earlier answers from this collection, as weights per document
+    (Q&A with ``feedback_boost`` only); none when no feedback was ever stored here (the database is
+    not created to find that out). It reads a database: call it off the event loop."""
+    if state.get("mode") == "search" or ctx.feedback_boost <= 0:
+        return {}
     settings = c.settings
     if not settings.database_url and not (settings.data_dir / "feedback.sqlite").exists():
         return {}
