@@ -280,22 +280,10 @@ def out_of_fold(
     options: Options,
     fit: Fit,
     groups: np.ndarray | None = None,
-) -> np.ndarray:
-    """Scores of ``rows`` by models that never saw the row's own source (folds grouped by
-    source), or its own group (``options.inner_by == "group"``: template variants together)."""
-    return out_of_fold_langs(design, y_rows, rows, sources, options, fit, groups)[0]
-
-
-def out_of_fold_langs(
-    design: Design,
-    y_rows: np.ndarray,
-    rows: np.ndarray,
-    sources: np.ndarray,
-    options: Options,
-    fit: Fit,
-    groups: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``out_of_fold``'s scores and the language each row's highest window reads as."""
+    """Scores of ``rows`` by models that never saw the row's own source (folds grouped by source), or
+    its own group (``options.inner_by == "group"``: template variants together); and the language
+    each row's highest window reads as (its nearest center), for thresholds per language."""
     from sklearn.model_selection import GroupKFold
 
     if groups is None:
@@ -344,7 +332,7 @@ def leave_one_source_out(
     for name in sorted(set(sources.tolist())):
         held = np.flatnonzero(sources == name)
         train = np.flatnonzero(sources != name)
-        oof, oof_langs = out_of_fold_langs(design, y_rows, train, sources, options, fit, groups)
+        oof, oof_langs = out_of_fold(design, y_rows, train, sources, options, fit, groups)
         benign = y_rows[train] == 0
         model = fit_rows(design, y_rows, train, options, fit)
         scores[held], read_as = scored_rows(design, model, held, options)
@@ -406,7 +394,7 @@ def fit_all(
     every = np.arange(len(rows))
     fit: Fit = lambda x, y, w: fit_logistic(x, y, w, options.c)  # noqa: E731
     groups = np.asarray([f"{r['source']}/{r['group']}" for r in rows])
-    oof, oof_langs = out_of_fold_langs(design, y_rows, every, sources, options, fit, groups)
+    oof, oof_langs = out_of_fold(design, y_rows, every, sources, options, fit, groups)
     benign = y_rows == 0
     model = fit_rows(design, y_rows, every, options, fit)
     if options.language_thresholds:
