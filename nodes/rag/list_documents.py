@@ -64,7 +64,7 @@ def make(c: Components) -> Node:
         lines = [_line(n, d) for n, d in enumerate(shown, start=1)]
         answer = "\n".join([_head(len(ordered), conditions_text(filters, language), sort, language), *lines])
         if len(ordered) > len(shown):
-            more = messages.LISTED_MORE[language if language in messages.LISTED_MORE else "en"]
+            more = messages.pick(messages.LISTED_MORE, language)
             answer += "\n" + more.format(more=len(ordered) - len(shown), shown=len(shown))
         log.info("metadata route: %d documents match %s", len(ordered), filters.without_access().conditions())
         # the output rail checks an answer against its passages: each line is what the store holds

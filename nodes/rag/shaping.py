@@ -1,5 +1,6 @@
-"""Ranked candidates shaped into the results users see: top k, calibrated scores, the minimum score,
-grouping by document, why nothing was found, and the debug details.
+"""Ranked candidates shaped into the results users see: the ranking policy (freshness, the asker's
+verdicts, an age limit; ``components/retrieval/policy.py``), top k after an offset, calibrated
+scores, the minimum score, grouping by document, why nothing was found, and the debug details.
 
 The last step of retrieval, whichever order stands (the cross-encoder's in ``rerank_results``,
 the fused one in ``rerank_skipped``). Each job is a function of its inputs that returns new
@@ -133,7 +134,8 @@ def age_limit(candidates: list[HitRecord], ctx: Context) -> tuple[list[HitRecord
     titles = ", ".join(dict.fromkeys(str(candidates[i]["payload"].get("title") or "a document") for i in old))
     if ctx.max_age_keeps:
         return candidates, [OLDER_KEPT.format(days=ctx.max_age_days, titles=titles)]
-    kept = [h for i, h in enumerate(candidates) if i not in set(old)]
+    gone = set(old)
+    kept = [h for i, h in enumerate(candidates) if i not in gone]
     return kept, [OLDER_LEFT_OUT.format(count=len(old), days=ctx.max_age_days, titles=titles)]
 
 
