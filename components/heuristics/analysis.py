@@ -38,11 +38,14 @@ _TAG = re.compile(r"(?<![A-Za-z0-9_&/:.=#-])#([^\s#.,;:!?。、，．！？「�
 # "tagged rag", "tagged both retrieval and bm25", "with the tag X", "have the tags X, Y": the words after
 # the cue, of which only known tags count (and the phrase ends at the last of them)
 _TAGGED = re.compile(
-    r"\b(?:tagged(?:\s+with)?(?:\s+both)?|(?:with|having|have|has)\s+(?:the\s+|a\s+)?tags?)\s+"
+    r"\b(?:tagged(?:\s+with)?(?:\s+both)?|(?:with|having|have|has|carry|carries|carrying|bear|bears|bearing|"
+    r"labell?ed\s+with|marked\s+with)\s+(?:the\s+|a\s+)?tags?)\s+"
     r"((?:#?[\w/-]+)(?:\s*(?:,|&|\band\b)\s*#?[\w/-]+)*)",
     re.IGNORECASE,
 )
 _TAG_LIST_SEP = re.compile(r"\s*(?:,|&|\band\b)\s*", re.IGNORECASE)
+# a tag named in quotes after the word tag: タグ「検索」, タグが「rag」, the tag "rag"
+_QUOTED_TAG = re.compile(r"(?:タグ\s*[がはの]?\s*|\btags?\s+)[「『\"'“]([^」』\"'”]+)[」』\"'”]", re.IGNORECASE)
 
 # A question about the user's notes: only then does a date mean "created in".
 _CUE_EN = re.compile(
@@ -124,6 +127,15 @@ _GENERIC_EN = frozenset(
         "s",
         "between",
         "anything",
+        "carry",
+        "carries",
+        "carrying",
+        "labelled",
+        "labeled",
+        "marked",
+        "first",
+        "second",
+        "half",
         "was",
         "were",
         "what",
@@ -267,6 +279,10 @@ def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, st
         tag = known_map.get(tag.lower(), tag)
         end = m.start(1) + len(tag)
         found.append((tag, Span(m.start(), end), f"'#{tag}'"))
+    for m in _QUOTED_TAG.finditer(q):
+        name = m.group(1).strip().lstrip("#")
+        if name.lower() in known_map:
+            found.append((known_map[name.lower()], Span(m.start(), m.end()), f"{m.group(0)!r}"))
     for m in _TAGGED.finditer(q):
         words = _TAG_LIST_SEP.split(m.group(1))
         known_words = [w.lstrip("#") for w in words if w.lstrip("#").lower() in known_map]
@@ -291,6 +307,9 @@ def _find_vaults(q: str, known: Collection[str]) -> list[tuple[str, Span, str]]:
             rf"(?<![\w-]){name}\s+vault\b",
             rf"\bvault\s+[\"']?{name}(?![\w-])[\"']?",
             rf"(?<![\w-]){name}\s*の?\s*(?:ボールト|保管庫|ヴォールト|vault|Vault)(?:の|で|に|から|内の|内で)?",
+            # the vault's name before what it holds: "research notes", 「research のメモ」
+            rf"(?<![\w-]){name}\s+(?=(?:notes?|memos?|documents?|files?|entries)\b)",
+            rf"(?<![\w-]){name}\s*の?\s*(?=(?:ノート|メモ|文書))",
         ]
         for pat in patterns:
             m = re.search(pat, q, re.IGNORECASE)

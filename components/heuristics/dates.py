@@ -104,6 +104,19 @@ def find_periods(q: str, today: date) -> list[Period]:
         lo_ym, hi_ym = ym(str(y1), m.group(2)), ym(str(y2), m.group(4))
         if lo_ym and hi_ym and lo_ym <= hi_ym:
             add(m, date(*lo_ym, 1), _month_end(*hi_ym))
+    # --- open-ended from a full date: "before 2024-05-01", "since 2025-03-15"
+    for m in re.finditer(rf"\b(since|after|before|until|till)\s+{_YEAR}-(\d{{2}})-(\d{{2}})\b", q, flags):
+        day = safe_date(int(m.group(2)), int(m.group(3)), int(m.group(4)))
+        if day:
+            word = m.group(1).lower()
+            if word == "since":
+                add(m, day, None)
+            elif word == "after":
+                add(m, day + timedelta(days=1), None)
+            elif word == "before":
+                add(m, None, day - timedelta(days=1))
+            else:
+                add(m, None, day)
     # --- full dates
     for m in re.finditer(rf"(?<!\d){_YEAR}\s*(?:年|[-/.])\s*(\d{{1,2}})\s*(?:月|[-/.])\s*(\d{{1,2}})\s*日?(?!\d)", q):
         d = safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
@@ -117,6 +130,17 @@ def find_periods(q: str, today: date) -> list[Period]:
         d = safe_date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
         if d:
             add(m, d, d)
+    # --- halves and quarters of a year: "the first half of 2025", 「2025年上半期」, "Q3 2024", "2024 Q3"
+    for m in re.finditer(rf"\b(first|second)\s+half\s+of\s+{_YEAR}\b", q, flags):
+        half_year, first_half = int(m.group(2)), m.group(1).lower() == "first"
+        add(m, date(half_year, 1 if first_half else 7, 1), _month_end(half_year, 6 if first_half else 12))
+    for m in re.finditer(rf"(?<!\d){_YEAR}\s*年\s*の?\s*(上半期|前半|下半期|後半)", q):
+        half_year, first_half = int(m.group(1)), m.group(2) in ("上半期", "前半")
+        add(m, date(half_year, 1 if first_half else 7, 1), _month_end(half_year, 6 if first_half else 12))
+    for m in re.finditer(rf"\bQ([1-4])\s+{_YEAR}\b|\b{_YEAR}\s*Q([1-4])\b", q, flags):
+        quarter, year = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        first_month = 3 * (int(quarter) - 1) + 1
+        add(m, date(int(year), first_month, 1), _month_end(int(year), first_month + 2))
     # --- open-ended: since / after / before / until, JA 以降 / 以前 / より前 / まで / から
     month_or_year = rf"(?:({_MONTH_RE})\.?\s+)?{_YEAR}"
     for m in re.finditer(rf"\b(since|after|before|until|till|prior\s+to)\s+{month_or_year}\b", q, flags):

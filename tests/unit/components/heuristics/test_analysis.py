@@ -61,6 +61,14 @@ def run(q: str) -> dict:  # type: ignore[type-arg]
         ("my notes from Nov 2024 to Feb 2025", {"created_from": "2024-11-01", "created_to": "2025-02-28"}),
         ("2025年1月から3月までに書いたメモ", {"created_from": "2025-01-01", "created_to": "2025-03-31"}),
         ("2024年11月〜2025年2月のメモ", {"created_from": "2024-11-01", "created_to": "2025-02-28"}),
+        ("my notes from the first half of 2025", {"created_from": "2025-01-01", "created_to": "2025-06-30"}),
+        ("2024年下半期のメモ", {"created_from": "2024-07-01", "created_to": "2024-12-31"}),
+        ("notes I wrote in Q3 2024", {"created_from": "2024-07-01", "created_to": "2024-09-30"}),
+        ("notes I wrote before 2024-05-01", {"created_to": "2024-04-30"}),
+        ("Which of my notes carry the tag cooking?", {"tags": ["cooking"]}),
+        ("タグ「料理」のメモ", {"tags": ["料理"]}),
+        ("research notes about BM25", {"vaults": ["research"]}),
+        ("life のメモ", {"vaults": ["life"]}),
     ],
 )
 def test_stated_filters_are_extracted(question: str, expected: dict) -> None:  # type: ignore[type-arg]
