@@ -50,7 +50,8 @@ def make(c: Components) -> Node:
         passages = [cast(Passage, p.model_dump() if hasattr(p, "model_dump") else dict(vars(p))) for p in built]
         kept, notes = screen_passages(passages, [_score(p, scores) for p in passages])
         dates = {str(r.get("doc_id")): r.get("created") for r in relevant}
-        notes += await asyncio.to_thread(disagreements, kept, dates, c.tokenizer)
+        # the tokenizer may load its dictionary on first use: off the event loop too
+        notes += await asyncio.to_thread(lambda: disagreements(kept, dates, c.tokenizer))
         return {"passages": kept, "notes": notes}
 
     return fetch_parents

@@ -39,7 +39,7 @@ def make(c: Components) -> Node:
             results = await web.search(query, k=cast(int, state["top_k"]))  # settled by guard_input
         found = [r.model_dump() for r in results]
         # the provider's order fused with rank-bm25's over the pages' words, as the index reads words
-        order = await asyncio.to_thread(in_memory.rank, query, [r["content"] for r in found], c.tokenizer)
+        order = await asyncio.to_thread(lambda: in_memory.rank(query, [r["content"] for r in found], c.tokenizer))
         items = [found[i] for i in order]
         passages = [
             {
