@@ -111,22 +111,56 @@ class Contradiction:
 Tokenize = Callable[[str], list[str]]
 
 
+@dataclass(frozen=True)
+class Reading:
+    """One sentence as the detector reads it, parsed once: its values per unit, how each is written,
+    and its other words."""
+
+    sentence: str
+    values: dict[str, frozenset[float]]
+    shown: dict[str, str]
+    words: frozenset[str]
+
+
+def read(sentence: str, tokenize: Tokenize) -> Reading:
+    """A sentence's quantities and, with them taken out, its words (the index's tokenizer)."""
+    found = quantities(sentence)
+    values: dict[str, set[float]] = {}
+    shown: dict[str, str] = {}
+    for q in found:
+        values.setdefault(q.unit, set()).add(q.value)
+        shown.setdefault(q.unit, q.text)
+    s = unicodedata.normalize("NFKC", sentence)
+    for q in found:
+        s = s.replace(q.text.split(" ")[0], " ", 1)
+    units = {u for q in found for u in (q.unit, q.text.split(" ")[-1].lower())}
+    kept = {t for t in tokenize(s) if not any(ch.isdigit() for ch in t) and t not in units and t not in _UNITS}
+    return Reading(sentence, {u: frozenset(v) for u, v in values.items()}, shown, frozenset(kept))
+
+
 def words(sentence: str, tokenize: Tokenize) -> set[str]:
     """The sentence's words with its quantities (numbers and their units) taken out."""
-    s = unicodedata.normalize("NFKC", sentence)
-    for q in quantities(s):
-        s = s.replace(q.text.split(" ")[0], " ", 1)
-    units = {u for q in quantities(sentence) for u in (q.unit, q.text.split(" ")[-1].lower())}
-    return {t for t in tokenize(s) if not any(ch.isdigit() for ch in t) and t not in units and t not in _UNITS}
+    return set(read(sentence, tokenize).words)
+
+
+def _overlap(a: Reading, b: Reading) -> float:
+    if not a.words or not b.words:
+        return 0.0
+    return len(a.words & b.words) / min(len(a.words), len(b.words))
 
 
 def overlap(first: str, second: str, tokenize: Tokenize) -> float:
     """How much of the shorter sentence's words (quantities out) the longer one holds: a revision
     usually keeps the sentence and adds a clause ("…70 g a day now, since the vet asked for less")."""
-    w1, w2 = words(first, tokenize), words(second, tokenize)
-    if not w1 or not w2:
-        return 0.0
-    return len(w1 & w2) / min(len(w1), len(w2))
+    return _overlap(read(first, tokenize), read(second, tokenize))
+
+
+def _clash(a: Reading, b: Reading, same_words: float) -> tuple[str, str, str] | None:
+    differ = [u for u in a.values.keys() & b.values.keys() if a.values[u] != b.values[u]]
+    if not differ or _overlap(a, b) < same_words:
+        return None
+    unit = differ[0]
+    return unit, a.shown[unit], b.shown[unit]
 
 
 def contradicting(
@@ -134,44 +168,23 @@ def contradicting(
 ) -> tuple[str, str, str] | None:
     """(unit, first value, second value) when two sentences give one unit different values and say
     nearly the same words otherwise; None when they do not."""
-    q1, q2 = quantities(first), quantities(second)
-    by_unit_1: dict[str, set[float]] = {}
-    by_unit_2: dict[str, set[float]] = {}
-    for q in q1:
-        by_unit_1.setdefault(q.unit, set()).add(q.value)
-    for q in q2:
-        by_unit_2.setdefault(q.unit, set()).add(q.value)
-    differ = [u for u in by_unit_1.keys() & by_unit_2.keys() if by_unit_1[u] != by_unit_2[u]]
-    if not differ:
-        return None
-    if overlap(first, second, tokenize) < same_words:
-        return None
-    unit = differ[0]
-    show = {q.unit: q.text for q in q1 if q.unit == unit}, {q.unit: q.text for q in q2 if q.unit == unit}
-    return unit, show[0][unit], show[1][unit]
+    return _clash(read(first, tokenize), read(second, tokenize), same_words)
 
 
 def find(
     documents: Sequence[tuple[str, Sequence[str]]], tokenize: Tokenize, *, same_words: float = SAME_WORDS
 ) -> list[Contradiction]:
     """Contradictions between the sentences of different documents: ``documents`` is (label, its
-    sentences), one entry per document; each pair of documents is named once, for its first clash."""
+    sentences), one entry per document; each pair of documents is named once, for its first clash.
+    Each sentence stating a quantity is read once, whatever the number of pairs it is compared in."""
+    readings = [(label, [read(s, tokenize) for s in sentences if quantities(s)]) for label, sentences in documents]
     out: list[Contradiction] = []
-    for i, (a, sa) in enumerate(documents):
-        for b, sb in documents[i + 1 :]:
+    for i, (a, ra) in enumerate(readings):
+        for b, rb in readings[i + 1 :]:
             if a == b:
                 continue
-            hit = next(
-                (
-                    (s1, s2, found)
-                    for s1 in sa
-                    if quantities(s1)
-                    for s2 in sb
-                    if (found := contradicting(s1, s2, tokenize, same_words=same_words))
-                ),
-                None,
-            )
+            hit = next(((x, y, c) for x in ra for y in rb if (c := _clash(x, y, same_words))), None)
             if hit:
-                s1, s2, (unit, v1, v2) = hit
-                out.append(Contradiction(a, b, unit, v1, v2, s1, s2))
+                x, y, (unit, v1, v2) = hit
+                out.append(Contradiction(a, b, unit, v1, v2, x.sentence, y.sentence))
     return out
