@@ -203,10 +203,17 @@ class Components:
         """Users' verdicts on answers: SQLite under ``DATA_DIR`` unless ``DATABASE_URL`` names a database."""
         with self._lock:
             if self._feedback is None:
-                self._feedback = FeedbackStore(
-                    sqlalchemy_url(self.settings.database_url, self.settings.data_dir / "feedback.sqlite")
-                )
+                self._feedback = FeedbackStore(sqlalchemy_url(self.settings.database_url, self._feedback_file))
             return self._feedback
+
+    @property
+    def _feedback_file(self) -> Path:
+        return self.settings.data_dir / "feedback.sqlite"
+
+    def may_hold_feedback(self) -> bool:
+        """Whether a feedback store may hold verdicts, known without creating one: a database named
+        by ``DATABASE_URL``, or the SQLite file once something was written to it."""
+        return bool(self.settings.database_url) or self._feedback is not None or self._feedback_file.exists()
 
     @property
     def calibration(self) -> Calibration:

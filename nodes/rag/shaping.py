@@ -105,8 +105,7 @@ def askers_verdicts(c: Components, state: RetrievalState, ctx: Context) -> dict[
     not created to find that out). It reads a database: call it off the event loop."""
     if state.get("mode") == "search" or ctx.feedback_boost <= 0:
         return {}
-    settings = c.settings
-    if not settings.database_url and not (settings.data_dir / "feedback.sqlite").exists():
+    if not c.may_hold_feedback():
         return {}
     try:
         records = c.feedback.verdicts_of(user_id=ctx.user_id, tenant=ctx.tenant, collection=state["collection"])
