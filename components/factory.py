@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from components.retrieval.web import WebSearch, make_web_search
 from components.settings import Settings, get_settings
 from components.stores.cache import CacheBackend
 from components.stores.connection import ServerOptions
-from components.stores.corpus import Corpus, StoreCorpus, open_store_corpus
+from components.stores.corpus import Corpus, MergedCorpus, StoreCorpus, open_store_corpus
 from components.stores.database import sqlalchemy_url
 from components.stores.examples import SUFFIX as EXAMPLES_SUFFIX
 from components.stores.examples import ExampleIndex
@@ -36,11 +36,12 @@ from components.stores.gptcache_backend import FILE_NAME as CACHE_FILE
 from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.lexical import LexicalIndex
 from components.stores.qdrant import QdrantIndex
-from components.stores.sentences import SUFFIX, SentenceIndex
+from components.stores.sentences import SUFFIX, SentenceIndex, embed_stored
 from components.stores.termstats import path_for as terms_path_for
 from components.text.tokenizer import Tokenizer
 
 if TYPE_CHECKING:  # langchain-core costs half a second to import; `rag status` needs no chat model
+    import numpy as np
     from langchain_core.language_models import BaseChatModel
 
     from components.models.chat import ChatModels
@@ -73,6 +74,7 @@ class Components:
         self._feedback: FeedbackStore | None = None
         self._router: ExemplarRouter | None = None
         self._known: dict[Any, tuple[Any, set[str], set[str]]] = {}
+        self._merged: dict[tuple[str, ...], MergedCorpus] = {}
         self._tokenizer: Tokenizer | None = None
         self._reranker: Reranker | None = None
         self._indexes: dict[str, QdrantIndex] = store_of._indexes if store_of is not None else {}
@@ -126,6 +128,11 @@ class Components:
         chunks = self.index(collection)
         return SentenceIndex(chunks, self.index(chunks.collection + SUFFIX), self.embedder)
 
+    def sentences_of(self, collections: Sequence[str]) -> Callable[[list[str]], np.ndarray]:
+        """``SentenceIndex.embed`` over the sentence vectors of every collection a run reads."""
+        indexes = [self.sentences(n) for n in dict.fromkeys(collections) or [self.settings.collection]]
+        return functools.partial(embed_stored, indexes)
+
     def examples(self, collection: str | None = None) -> ExampleIndex:
         """Answers rated good, as examples for the generator (a companion collection, same client)."""
         chunks = self.index(collection)
@@ -143,6 +150,24 @@ class Components:
         """The collection as a whole, as the query path asks about it (``components.stores.corpus``),
         read from the store: nothing is rebuilt after a write. ``version``: the store's version when
         the caller has just read it."""
+        return self._store_corpus(collection, version=version)
+
+    def corpus_of(self, collections: Sequence[str]) -> Corpus:
+        """The collections a run reads, as one corpus: the collection's own for one, their merge for
+        several (``MergedCorpus``: the idf of their summed statistics, the union of the rest)."""
+        names = list(dict.fromkeys(collections))
+        if len(names) <= 1:
+            return self._store_corpus(names[0] if names else None)
+        parts = [self._store_corpus(n) for n in names]
+        key = tuple(names)
+        with self._lock:
+            merged = self._merged.get(key)
+            # a part's corpus is a new object once its collection moved on: merge again then
+            if merged is None or any(a is not b for a, b in zip(merged.parts, parts, strict=True)):
+                merged = self._merged[key] = MergedCorpus(parts)
+            return merged
+
+    def _store_corpus(self, collection: str | None = None, *, version: int | None = None) -> StoreCorpus:
         index = self.index(collection)
         cached = self._corpora.get(index.collection)
         if cached is not None and version is not None and cached.version == version:
@@ -245,6 +270,16 @@ class Components:
             return cached[1], cached[2]
         vaults, tags = set(corpus.values("vault", scope)), set(corpus.values("tags", scope))
         self._known[key] = ((corpus.version, corpus.size), vaults, tags)
+        return vaults, tags
+
+    def known_values_of(self, collections: Sequence[str], groups: Sequence[str] = ()) -> tuple[set[str], set[str]]:
+        """``known_values`` of several collections read together: the union of each one's."""
+        vaults: set[str] = set()
+        tags: set[str] = set()
+        for name in dict.fromkeys(collections) or [self.settings.collection]:
+            v, t = self.known_values(name, groups)
+            vaults |= v
+            tags |= t
         return vaults, tags
 
     def close(self) -> None:

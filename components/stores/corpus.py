@@ -103,6 +103,7 @@ class StoreCorpus:
     def __init__(self, lexical: LexicalIndex, terms: TermStats) -> None:
         self.lexical = lexical
         self.index = lexical.index
+        self.terms = terms
         self.version = terms.version
         self.size = terms.chunks
         self._idf = terms.idf()
@@ -165,6 +166,70 @@ class StoreCorpus:
     def top(self, tokens: Sequence[str], *, limit: int, where: Sequence[Selects]) -> list[tuple[dict[str, Any], float]]:
         hits = self.lexical.search(tokens, limit=limit, query_filter=_all(where), scale=self._ranking)
         return [(dict(h.payload or {}), float(h.score)) for h in hits]
+
+
+class MergedCorpus:
+    """``Corpus`` over several collections read together (a question asked of notes and papers at
+    once): each term's idf from their summed statistics, as if they were one collection; languages,
+    values and counts the union; restricted when any is, so the access condition is added to every
+    read. ``version`` and ``size`` are the sums, so a write to any of them changes both."""
+
+    def __init__(self, parts: Sequence[StoreCorpus]) -> None:
+        if len(parts) < 2:
+            raise ValueError("a merged corpus reads two collections or more")
+        self.parts = list(parts)
+        terms = TermStats.combined([p.terms for p in parts])
+        self.version = terms.version
+        self.size = terms.chunks
+        self._idf = terms.idf()
+        self._ranking = terms.ranking_scale()
+
+    @property
+    def idf(self) -> Mapping[str, float]:
+        return self._idf
+
+    @property
+    def ranking(self) -> Mapping[str, float]:
+        return self._ranking
+
+    @property
+    def languages(self) -> frozenset[str]:
+        return frozenset().union(*(p.languages for p in self.parts))
+
+    @property
+    def restricted(self) -> bool:
+        return any(p.restricted for p in self.parts)
+
+    def payloads_of_parents(self, parent_ids: Iterable[str]) -> list[dict[str, Any]]:
+        wanted = list(parent_ids)
+        return [pl for p in self.parts for pl in p.payloads_of_parents(wanted)]
+
+    def values(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]:
+        return _summed(p.values(key, where) for p in self.parts)
+
+    def documents(self) -> int:
+        return sum(p.documents() for p in self.parts)
+
+    def documents_per_value(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]:
+        counts = _summed(p.documents_per_value(key, where) for p in self.parts)
+        return dict(sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+
+    def admits_any(self, where: Sequence[Selects]) -> bool:
+        return any(p.admits_any(where) for p in self.parts)
+
+    def top(self, tokens: Sequence[str], *, limit: int, where: Sequence[Selects]) -> list[tuple[dict[str, Any], float]]:
+        """Each collection's best chunks by its own BM25, best first: scores of collections of one
+        tokenizer and like sizes lie close, and feedback terms need only the chunks, not their order."""
+        hits = [hit for p in self.parts for hit in p.top(tokens, limit=limit, where=where)]
+        return sorted(hits, key=lambda h: -h[1])[:limit]
+
+
+def _summed(tables: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for table in tables:
+        for value, n in table.items():
+            out[value] = out.get(value, 0) + n
+    return out
 
 
 def open_store_corpus(lexical: LexicalIndex, path: Path, *, version: int) -> StoreCorpus:

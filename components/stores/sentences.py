@@ -150,11 +150,7 @@ class SentenceIndex:
         Read vectors go into the embedder's query cache, so the answer grader finds them
         there as it would after a question-time embedding.
         """
-        have = self.embedder.cached_queries(texts)
-        stored = self.lookup([t for t in dict.fromkeys(texts) if t not in have])
-        if stored:
-            self.embedder.remember_queries(stored)
-        return self.embedder.encode_queries(texts)
+        return embed_stored([self], texts)
 
     def state(self, version: int) -> dict[str, Any]:
         """For ``rag status``: sentences stored, and whether they reflect the collection's ``version``."""
@@ -255,3 +251,19 @@ class SentenceIndex:
                 relist[i] = after
         embed = {i: v for i, v in held.items() if i not in listed}
         return Plan(embed=embed, relist=relist, delete=delete, sentences=self.store.count() + len(embed) - len(delete))
+
+
+def embed_stored(indexes: Sequence[SentenceIndex], texts: list[str]) -> np.ndarray:
+    """``SentenceIndex.embed`` over the companion collections of several chunk collections (one
+    embedding model): a sentence stored in any of them is read, the rest embedded."""
+    embedder = indexes[0].embedder
+    have = embedder.cached_queries(texts)
+    missing = [t for t in dict.fromkeys(texts) if t not in have]
+    for index in indexes:
+        if not missing:
+            break
+        stored = index.lookup(missing)
+        if stored:
+            embedder.remember_queries(stored)
+            missing = [t for t in missing if t not in stored]
+    return embedder.encode_queries(texts)

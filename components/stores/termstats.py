@@ -89,6 +89,29 @@ class TermStats:
         tokens = max(0.0, self.tokens + t_add - t_rem) if chunks else 0.0
         return TermStats(keys[keep], df[keep], chunks, tokens, version, self.tokenizer)
 
+    @classmethod
+    def combined(cls, tables: Sequence[TermStats]) -> TermStats:
+        """Several collections' tables as one corpus: each term's chunks and the chunks and tokens
+        summed (the idf a question is weighed by when it reads them together). The version is the
+        sum of theirs, so a write to any of them moves it."""
+        if not tables:
+            raise ValueError("no term statistics to combine")
+        signatures = {t.tokenizer for t in tables}
+        if len(signatures) > 1:
+            raise ValueError(f"term statistics of different tokenizers cannot be combined: {sorted(signatures)}")
+        keys = np.unique(np.concatenate([t.keys for t in tables]))
+        df = np.zeros(len(keys), np.int64)
+        for t in tables:
+            df[np.searchsorted(keys, t.keys)] += t.df
+        return cls(
+            keys,
+            df,
+            sum(t.chunks for t in tables),
+            sum(t.tokens for t in tables),
+            sum(t.version for t in tables),
+            tables[0].tokenizer,
+        )
+
     def _okapi(self) -> np.ndarray:
         """Okapi's ``ln((N − n + 0.5)/(n + 0.5))`` per term, unfloored."""
         n = np.asarray(self.df, dtype=np.float64)

@@ -4,6 +4,7 @@ along writes are those counted afresh."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -173,6 +174,22 @@ def test_the_ranking_weighs_every_term_positively_and_rarer_terms_more() -> None
         okapi = np.log((chunks - df + 0.5) / (df + 0.5))
         rare = df <= chunks * 0.4
         assert ranking[rare] == pytest.approx(okapi[rare]), chunks  # Okapi's own idf below the floor's reach
+
+
+def test_two_collections_read_together_weigh_terms_as_one_collection_would(store: Any) -> None:
+    index, tok, _, version = store
+    lexical = LexicalIndex(index, tok)
+    whole = TermStats.of(lexical.terms(), version=version, tokenizer=tok.signature)
+    halves = [
+        TermStats.of(lexical.terms(docs), version=1, tokenizer=tok.signature)
+        for docs in (["miso", "ramen"], ["garden", *(d for d in NOTES if d not in ("miso", "ramen", "garden"))])
+    ]
+    together = TermStats.combined(halves)
+    assert (together.chunks, together.tokens, together.version) == (whole.chunks, whole.tokens, 2)
+    assert together.keys.tolist() == whole.keys.tolist() and together.df.tolist() == whole.df.tolist()
+    assert list(together.idf().values()) == pytest.approx(list(whole.idf().values()))
+    with pytest.raises(ValueError, match="different tokenizers"):
+        TermStats.combined([halves[0], dataclasses.replace(halves[1], tokenizer="another")])
 
 
 def test_statistics_moved_along_writes_equal_a_fresh_count(store: Any) -> None:
