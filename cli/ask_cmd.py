@@ -102,10 +102,11 @@ class Turn:
         }
 
     def context(self) -> Context:
+        from cli.search_cmd import collection_knobs
         from graph.context import Context
 
         return Context(
-            collection=self.collection,
+            **collection_knobs(self.collection),
             top_k=self.top_k,
             user_id=self.user_id,
             use_llm=self.use_llm,

@@ -18,7 +18,7 @@ from cli.output import errors_as_json
 
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (see README); errors too.", callback=errors_as_json)]
 Collection = Annotated[
-    str | None, typer.Option(help="The collection (default: COLLECTION); search: a,b searches several, merged.")
+    str | None, typer.Option(help="The collection (default: COLLECTION); a,b reads several, merged.")
 ]
 Groups = Annotated[
     list[str], typer.Option("--group", help="Access groups you hold: restricted notes shared with them (repeat).")

@@ -57,6 +57,13 @@ def listed(values: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def collection_knobs(value: str) -> dict[str, Any]:
+    """The Context's ``collection`` and ``collections`` for a ``--collection`` value: ``a,b`` reads
+    several (searched together and merged on the score), one name reads that one."""
+    names = listed([value]) if value else []
+    return {"collection": names[0] if names else "", "collections": tuple(names) if len(names) > 1 else ()}
+
+
 def build_filters(
     *,
     vault: Sequence[str] = (),
@@ -151,13 +158,8 @@ class SearchRequest(Request):
         """``base`` (a default Context when None) with this request's knobs."""
         from graph.context import Context
 
-        # `--collection a,b`: several collections, searched together and merged on the score
-        names = listed([self.collection]) if self.collection else []
         ctx = dataclasses.replace(
-            base or Context(),
-            collection=names[0] if names else "",
-            collections=tuple(names) if len(names) > 1 else (),
-            access_groups=tuple(self.groups),
+            base or Context(), **collection_knobs(self.collection), access_groups=tuple(self.groups)
         )
         knobs: dict[str, Any] = {"min_score": self.min_score}
         return dataclasses.replace(ctx, **{k: v for k, v in knobs.items() if v is not None})

@@ -41,9 +41,9 @@ class Context:
     collections: tuple[str, ...] = field(
         default=(),
         metadata={
-            "description": "Search: several collections at once (one embedding model): each is searched as "
-            "alone, and the results merge on their probability of relevance, each saying its collection. "
-            "Empty: `collection` alone."
+            "description": "Several collections at once (one embedding model), in search and Q&A: each is "
+            "searched as alone, and the results merge on their probability of relevance, each saying its "
+            "collection; an answer reads them as one. Empty: `collection` alone."
         },
     )
     top_k: int = field(
@@ -92,7 +92,7 @@ class Context:
     tier_margin: float = field(
         default=0.05,
         metadata={
-            "description": "Search of several collections: a hot collection's result wins against a cold one's "
+            "description": "Several collections: a hot collection's result wins against a cold one's "
             "(`rag ingest --tier cold`) when their scores (probabilities of relevance) are this close."
         },
     )

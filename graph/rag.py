@@ -1,7 +1,7 @@
 """The query graph (``rag``): wiring only; nodes in ``nodes/rag``, routers in ``graph/routes``.
 
     guard_input → analyze_query → check_cache → route_question
-        ├ vector_search → rewrite_query → retrieve → grade_context
+        ├ vector_search → rewrite_query → retrieve (several collections: retrieve_collections) → grade_context
         │         ├ relevant → fetch_parents → generate_answer → check_hallucination
         │         │     ├ grounded → grade_answer ├ useful → guard_output → finish_run
         │         │     │                         ├ not useful → rewrite_query (≤ max_answer_rewrites)
@@ -15,7 +15,8 @@
         └ direct_answer → answer_directly → guard_output → finish_run
     mode="search" goes analyze_query → retrieve → finish_run (a query of conditions alone:
     analyze_query → list_documents → finish_run, the documents as results; several collections:
-    analyze_query → retrieve_collections → finish_run, the retrieval run per collection and merged);
+    analyze_query → retrieve_collections → finish_run, the retrieval run per collection and merged,
+    as Q&A's retrievals are);
     a blocked question goes guard_input → finish_run; a cache hit check_cache → finish_run;
     a follow-up goes analyze_query → condense_question → check_cache (the cache keyed on its
     standalone rewrite) → finish_run | route_question, whose rewrite_query reuses that rewrite;
@@ -116,8 +117,9 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_edge("condense_question", "check_cache")
     b.add_conditional_edges("check_cache", routes.after_cache)
     b.add_conditional_edges("route_question", routes.after_route)
-    b.add_edge("rewrite_query", "retrieve")
+    b.add_conditional_edges("rewrite_query", routes.retrieval)
     b.add_conditional_edges("retrieve", routes.after_retrieval)
+    b.add_conditional_edges("retrieve_collections", routes.after_retrieval)
     b.add_conditional_edges("grade_context", routes.after_context_grade)
     b.add_conditional_edges("search_web", routes.after_web_search)
     b.add_edge("fetch_parents", "generate_answer")
@@ -126,7 +128,6 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_conditional_edges("grade_answer", routes.after_answer_grade)
     b.add_edge("answer_directly", "guard_output")
     b.add_edge("list_documents", "guard_output")
-    b.add_edge("retrieve_collections", "finish_run")
     b.add_edge("fallback_answer", "guard_output")
     b.add_edge("guard_output", "finish_run")
     b.add_edge("fail_run", "finish_run")

@@ -70,7 +70,7 @@ def after_analysis(
     if state.get("mode") == "search":
         if (state.get("analysis") or {}).get("structured"):
             return "list_documents"
-        return "retrieve_collections" if len(_ctx(runtime).collections) > 1 else "retrieve"
+        return retrieval(state)
     ctx = _ctx(runtime)
     if is_follow_up(state):
         return "condense_question" if _cache_allowed(state, ctx) else "route_question"
@@ -90,6 +90,11 @@ def after_route(state: RAGState) -> Literal["rewrite_query", "list_documents", "
     if route == "direct_answer":
         return "answer_directly"
     return "rewrite_query"
+
+
+def retrieval(state: RAGState) -> Literal["retrieve", "retrieve_collections"]:
+    """One collection's retrieval, or one per collection merged when the run reads several."""
+    return "retrieve_collections" if len(state.get("collections") or ()) > 1 else "retrieve"
 
 
 def after_retrieval(state: RAGState) -> Literal["grade_context", "finish_run"]:

@@ -152,6 +152,8 @@ class Result(TypedDict, total=False):
     embedding: NotRequired[list[float]]
     """With ``include_embeddings``: the chunk's dense vector as the store holds it."""
     vault: str | None
+    collection: NotRequired[str]
+    """The collection it came from, when a run reads several."""
     tags: list[str]
     aliases: list[str]
     links: list[str]
@@ -276,7 +278,10 @@ class OutputState(TypedDict, total=False):
 class RAGState(InputState, OutputState, total=False):
     collection: str
     """The collection this run reads: the Context's, else the COLLECTION setting (``guard_input``
-    settles it, and ``top_k``, once per run)."""
+    settles it, and ``top_k``, once per run); the first of ``collections``."""
+    collections: list[str]
+    """Every collection this run reads (``Context.collections``; else ``collection`` alone): several
+    are each searched, their results merged, and read together by the steps after retrieval."""
     language: str
     """Detected language of the question (ja or en)."""
     queries: list[str]

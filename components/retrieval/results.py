@@ -42,6 +42,7 @@ def group_by_document(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 # at document level as a paper interface expects it, not only inside each chunk
                 "metadata": r.get("metadata") or {},
                 "created": r.get("created"),
+                **({"collection": r["collection"]} if "collection" in r else {}),
                 "chunks": [],
             },
         )

@@ -25,7 +25,7 @@ from components.retrieval.filters import SearchFilters
 from graph.context import Context
 from graph.profiles import read_profile
 from graph.state import RAGState
-from nodes.rag.common import ask_llm, log_error
+from nodes.rag.common import ask_llm, collections_of, log_error
 from nodes.rag.schemas import ExtractedFilters
 from nodes.types import RAGNode as Node
 
@@ -43,13 +43,13 @@ def make(c: Components) -> Node:
         if searching and ctx.extract_filters and could_list(question):
             # search takes its query as given, unless the query is nothing but conditions
             # ("#料理 2025"): then it lists the documents that meet them (the metadata route)
-            vaults, tags = await asyncio.to_thread(c.known_values, state["collection"], ctx.access_groups)
+            vaults, tags = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
             rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
             if rules.structured:
                 found = dict(rules.filters)
                 analysis.update(explanations=list(rules.explanations), structured=True)
         elif not searching and ctx.extract_filters and question:
-            vaults, tags = await asyncio.to_thread(c.known_values, state["collection"], ctx.access_groups)
+            vaults, tags = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
             rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
             found = dict(rules.filters)
             analysis.update(explanations=list(rules.explanations), structured=rules.structured)

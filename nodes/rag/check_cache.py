@@ -22,28 +22,30 @@ from components.text import messages
 from graph.context import Context
 from graph.routes import cache_text, cacheable
 from graph.state import RAGState
-from nodes.rag.common import log_error
+from nodes.rag.common import collections_of, log_error
 from nodes.types import RAGNode as Node
 
 log = logging.getLogger(__name__)
 
 
 def cache_scope(c: Components, state: RAGState, ctx: Context) -> str:
-    """Everything that makes two answers comparable: collection and index version, filters, mode,
-    language, depth, who asks (tenant, or user without one), the access groups they hold, and
-    edited prompts. Two runs that differ in any of these never share an entry."""
-    index = c.index(state["collection"])
-    version = index.metadata().get("version", 0)
+    """Everything that makes two answers comparable: the collections read and their index versions,
+    filters, mode, language, depth, who asks (tenant, or user without one), the access groups they
+    hold, and edited prompts. Two runs that differ in any of these never share an entry."""
+    read = "+".join(f"{name}|v{version}" for name, version in index_versions(c, state).items())
     filters = json.dumps(state.get("search_filters") or {}, sort_keys=True, ensure_ascii=False)
-    scope = (
-        f"{index.collection}|v{version}|{filters}|{state.get('mode', 'qa')}|{state.get('language')}|{state['top_k']}"
-        f"|{ctx.audience()}"
-    )
+    scope = f"{read}|{filters}|{state.get('mode', 'qa')}|{state.get('language')}|{state['top_k']}|{ctx.audience()}"
     custom = ctx.custom_prompts()
     if custom:  # a run with its own wording gets its own answers
         digest = hashlib.sha256(json.dumps(custom, sort_keys=True).encode()).hexdigest()[:16]
         scope += f"|prompts:{digest}"
     return scope
+
+
+def index_versions(c: Components, state: RAGState) -> dict[str, int]:
+    """Each collection the run reads, by its index's name, at its current version."""
+    indexes = [c.index(name) for name in collections_of(state)]
+    return {index.collection: int(index.metadata().get("version", 0)) for index in indexes}
 
 
 def make(c: Components) -> Node:
@@ -55,8 +57,10 @@ def make(c: Components) -> Node:
         def lookup() -> tuple[Any, dict[str, Any]]:
             vector = c.embedder.encode_queries([cache_text(state)])[0]
             entry = c.cache.lookup(vector, scope=cache_scope(c, state, ctx), threshold=ctx.cache_threshold)
-            index = c.index(state["collection"])  # the answer is this version's (the scope says so)
-            return entry, {"collection": index.collection, "index_version": index.metadata().get("version", 0)}
+            # the answer is of these versions (the scope says so)
+            versions = index_versions(c, state)
+            first = next(iter(versions))
+            return entry, {"collection": first, "index_version": versions[first]}
 
         try:
             entry, trace = await asyncio.to_thread(lookup)

@@ -22,6 +22,7 @@ from graph.state import Asker, RAGState
 if TYPE_CHECKING:
     from components.factory import Components
     from components.models.chat import Role
+    from components.stores.corpus import Corpus
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,17 @@ class Filtered(TypedDict, total=False):
     collection: str
 
 
+def collections_of(state: Mapping[str, Any]) -> list[str]:
+    """The collections a run reads (``guard_input`` settles them); a retrieval reads its one."""
+    return list(state.get("collections") or [state["collection"]])
+
+
+def corpus_of(c: Components, state: Mapping[str, Any]) -> Corpus:
+    """The run's collections as one corpus (``Components.corpus_of``): what idf, languages and
+    access are read from. It reads the store: call it off the event loop."""
+    return c.corpus_of(collections_of(state))
+
+
 def run_filters(c: Components, state: Filtered, ctx: Context, filters: Any = None) -> SearchFilters:
     """The filters a retrieval applies: the run's (or ``filters``), within the caller's access groups.
 
@@ -84,7 +96,7 @@ def run_filters(c: Components, state: Filtered, ctx: Context, filters: Any = Non
     """
     parsed = SearchFilters.parse(state.get("search_filters") if filters is None else filters)
     try:
-        restricted = c.corpus(state["collection"]).restricted
+        restricted = corpus_of(c, state).restricted
     except Exception:  # the store unreadable (down, a corrupt cache): the safe answer is "restricted"
         restricted = True
     return parsed.within(ctx.access_groups) if restricted else parsed

@@ -35,14 +35,18 @@ def make(c: Components) -> Node:
         verdict = state.get("context_verdict")
         ranks = set((verdict["ranks"] if verdict else None) or range(1, len(results) + 1))
         relevant = [r for i, r in enumerate(results, start=1) if i in ranks]
-        collection = state["collection"]
+        # a section is read from the collection its hit came from (results of several name theirs)
+        home = {str(r.get("parent_id")): str(r.get("collection") or state["collection"]) for r in relevant}
 
         # injection scores of every chunk a passage may hold: the hits' and their siblings'
         scores: dict[str, float | None] = {str(r.get("chunk_id")): r.get("injection") for r in relevant}
 
         def fetch(parent_ids: list[str]) -> list[dict[str, Any]]:
-            # one filtered scroll over the store's payload index on parent_id
-            payloads = c.index(collection).chunks_by_parent(parent_ids)
+            # one filtered scroll over the store's payload index on parent_id, per collection
+            wanted: dict[str, list[str]] = {}
+            for pid in parent_ids:
+                wanted.setdefault(home.get(pid, state["collection"]), []).append(pid)
+            payloads = [pl for name, ids in wanted.items() for pl in c.index(name).chunks_by_parent(ids)]
             scores.update({str(pl.get("chunk_id")): pl.get(SCORE_KEY) for pl in payloads})
             return payloads
 

@@ -27,7 +27,7 @@ from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState, Source, language_of, prior_turns
 from nodes.rag import prompts
-from nodes.rag.common import log_error, numbered, run_of, use_llm
+from nodes.rag.common import collections_of, corpus_of, log_error, numbered, run_of, use_llm
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import prompt_markers, raw_words, stream_screen
 from nodes.types import RAGNode as Node
@@ -108,7 +108,7 @@ def make(c: Components) -> Node:
                 # a timeout: the run's other LLM calls are off (run_budget), so no retry could help
                 log_error("llm", "generate_answer", state, e)
                 notes.append(messages.LLM_TIMED_OUT.format(error=e))
-        corpus = await asyncio.to_thread(c.corpus, state["collection"])
+        corpus = await asyncio.to_thread(corpus_of, c, state)
         ex = await asyncio.to_thread(
             extract_answer,
             raw_words(state, question),
@@ -118,7 +118,7 @@ def make(c: Components) -> Node:
             language=lang,
             # the query encoder's vectors (what extraction was tuned on): the sentences' were stored
             # at ingestion (components/stores/sentences.py); the rest are embedded now and cached
-            embed=c.sentences(state["collection"]).embed,
+            embed=c.sentences_of(collections_of(state)),
             links=[p.get("links") or [] for p in passages],
             titles=[p.get("title") or "" for p in passages],
         )

@@ -22,7 +22,7 @@ from components.stores.points import chunk_point_id
 from graph.context import Context
 from graph.state import ContextVerdict, RAGState, Result
 from nodes.rag import prompts
-from nodes.rag.common import count_failure, judge, numbered
+from nodes.rag.common import corpus_of, count_failure, judge, numbered
 from nodes.rag.rails import raw_words
 from nodes.rag.schemas import ContextGrade
 from nodes.types import RAGNode as Node
@@ -47,7 +47,7 @@ def make(c: Components) -> Node:
             }
 
         def without_llm() -> ContextVerdict:
-            g = _calibrated(c, ctx, state["collection"], raw_words(state, question), results)
+            g = _calibrated(c, ctx, state, raw_words(state, question), results)
             ranks = [i + 1 for i, s in enumerate(g.chunk_scores) if s >= ctx.context_threshold]
             return {
                 "relevant": g.score >= ctx.context_threshold,
@@ -86,17 +86,17 @@ def make(c: Components) -> Node:
 
 
 def _calibrated(
-    c: Components, ctx: Context, collection: str, question: str, results: list[Result]
+    c: Components, ctx: Context, state: RAGState, question: str, results: list[Result]
 ) -> grading.ContextGrade:
     """The non-LLM verdict: dense similarity and idf-weighted term coverage, calibrated (see grading)."""
     qvec = c.embedder.encode_queries([question])[0]
     return grading.grade_context(
         question,
-        with_stored_cosines(c, collection, qvec, results),
+        with_stored_cosines(c, state["collection"], qvec, results),
         question_vector=qvec,
         embed=c.embedder.encode_documents,
         tokenize=c.tokenizer,
-        idf=c.corpus(collection).idf,
+        idf=corpus_of(c, state).idf,
         calibration=c.calibration,
         threshold=ctx.context_threshold,
     )
@@ -111,22 +111,25 @@ def with_stored_cosines(c: Components, collection: str, qvec: np.ndarray, result
     the store cannot answer, the grader embeds the chunks itself.
     """
     top = results[: grading.CONTEXT_TOP]
-    wanted: dict[int, str] = {}
+    wanted: dict[str, dict[int, str]] = {}  # per collection: a result of several says its own
     for i, r in enumerate(top):
         if "dense" not in (r.get("retriever_scores") or {}) and r.get("chunk_id"):
             pid = chunk_point_id(str(r["chunk_id"]))
             if pid is not None:
-                wanted[i] = pid
+                wanted.setdefault(str(r.get("collection") or collection), {})[i] = pid
     if not wanted:
         return results
+    stored: dict[int, np.ndarray] = {}
     try:
-        stored = c.index(collection).vectors(list(wanted.values()))
+        for name, ids in wanted.items():
+            found = c.index(name).vectors(list(ids.values()))
+            stored.update({i: found[pid] for i, pid in ids.items() if pid in found})
     except Exception as e:  # the vector store is down or slow: the grader re-embeds instead
         log.info("stored vectors unavailable for context grading (%s); embedding the chunks", type(e).__name__)
         return results
     out = list(results)
-    for i, pid in wanted.items():
-        v = stored.get(pid)
+    for i in sorted(stored):
+        v = stored.get(i)
         if v is not None:
             scores = {**(out[i].get("retriever_scores") or {}), "dense": float(v @ qvec)}
             out[i] = {**out[i], "retriever_scores": scores}

@@ -57,20 +57,15 @@ def unchecked_digest(text: str) -> str:
 def run_scope(c: Components, state: RAGState, ctx: Context) -> dict[str, Any]:
     """What every node of the run reads instead of deriving it: the number of results or sources
     (``top_k``, 1 to 1000), how many results a search skips first (``offset``: ``top_k + offset`` at
-    most 1000, the depth retrieval reads) and the collection's name."""
+    most 1000, the depth retrieval reads) and the collections it reads (the first is ``collection``)."""
     top_k = int(state.get("top_k") or ctx.top_k)
     if not 1 <= top_k <= 1000:
         raise QueryError(f"top_k must be between 1 and 1000, not {top_k}.")
     offset = int(state.get("offset") or 0) if state.get("mode") == "search" else 0
     if offset < 0 or top_k + offset > 1000:
         raise QueryError(f"offset must be 0 or more, with top_k + offset at most 1000 (not {top_k} + {offset}).")
-    if len(ctx.collections) > 1 and state.get("mode") != "search":
-        raise QueryError(
-            "Several collections are searched together in search mode only (mode='search', `rag search "
-            "--collection a,b`); ask a question of one collection at a time."
-        )
-    collection = ctx.collections[0] if ctx.collections else ctx.collection or c.settings.collection
-    return {"top_k": top_k, "offset": offset, "collection": collection}
+    collections = list(dict.fromkeys(ctx.collections)) or [ctx.collection or c.settings.collection]
+    return {"top_k": top_k, "offset": offset, "collection": collections[0], "collections": collections}
 
 
 def make(c: Components) -> Node:

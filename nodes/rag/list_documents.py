@@ -28,7 +28,7 @@ from components.retrieval.results import group_by_document
 from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState, Source, language_of
-from nodes.rag.common import hit_to_result, log_error, numbered, run_filters, run_of, use_llm
+from nodes.rag.common import collections_of, hit_to_result, log_error, numbered, run_filters, run_of, use_llm
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import prompt_markers, stream_screen
 from nodes.types import RAGNode as Node
@@ -46,19 +46,20 @@ def make(c: Components) -> Node:
     async def list_documents(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         filters = await asyncio.to_thread(run_filters, c, state, ctx)
-        index = c.index(state["collection"])
+        names = collections_of(state)
         searching = state.get("mode") == "search"
         summarise = not searching and use_llm(c, ctx, "generator", ctx.generator_model, state=state)
         # search shows each document's first chunk, and a model summarises from it
         fields = True if searching or summarise else list(LIST_FIELDS)
+        where = filters.to_qdrant()
         async with c.breakers.guard("vector_store"):
-            points = await asyncio.to_thread(
-                lambda: list(index.scroll(fields=fields, scroll_filter=filters.to_qdrant()))
-            )
-        payloads = [p.payload or {} for p in points]
+            read = await asyncio.to_thread(lambda: {n: _scroll(c, n, fields, where) for n in names})
+        payloads = [p for n in names for p in read[n]]
         ordered, sort = order(documents_of(payloads), state.get("question") or "", filters)
         if searching:
-            return {"route": "metadata_search", **as_search_results(ordered, payloads, state)}
+            # a listing of several collections says where each document is kept, as their search does
+            homes = {str(p.get("chunk_id")): n for n in names for p in read[n]} if len(names) > 1 else {}
+            return {"route": "metadata_search", **as_search_results(ordered, payloads, state, homes)}
         language = language_of(state)
         shown = ordered[:MAX_LISTED]
         lines = [_line(n, d) for n, d in enumerate(shown, start=1)]
@@ -91,14 +92,28 @@ def make(c: Components) -> Node:
     return list_documents
 
 
-def as_search_results(docs: list[ListedDocument], payloads: list[dict[str, Any]], state: RAGState) -> dict[str, Any]:
+def _scroll(c: Components, collection: str, fields: Any, where: Any) -> list[dict[str, Any]]:
+    """The payloads of every chunk of ``collection`` that passes ``where``."""
+    return [p.payload or {} for p in c.index(collection).scroll(fields=fields, scroll_filter=where)]
+
+
+def as_search_results(
+    docs: list[ListedDocument], payloads: list[dict[str, Any]], state: RAGState, homes: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Search mode: the listed documents as grouped results (each with its first chunk), ``top_k``
-    of them after ``offset``; every one meets the conditions, so each scores 1."""
+    of them after ``offset``; every one meets the conditions, so each scores 1. ``homes``: each
+    first chunk's collection, when several were read."""
     first = {str(p.get("chunk_id")): p for p in payloads}
     offset = int(state.get("offset") or 0)
     page = docs[offset : offset + int(state.get("top_k") or len(docs))]
+    homes = homes or {}
     chunks = [
-        hit_to_result(offset + n, first.get(str(d.chunk_id)) or {"doc_id": d.doc_id, "title": d.title}, 1.0)
+        hit_to_result(
+            offset + n,
+            first.get(str(d.chunk_id)) or {"doc_id": d.doc_id, "title": d.title},
+            1.0,
+            **({"collection": homes[str(d.chunk_id)]} if str(d.chunk_id) in homes else {}),
+        )
         for n, d in enumerate(page, start=1)
     ]
     grouped = group_by_document(chunks)

@@ -29,7 +29,7 @@ from components.text.language import detect_language
 from graph.context import Context
 from graph.state import RAGState, previous_question, prior_turns, verdict
 from nodes.rag import prompts
-from nodes.rag.common import log_error, run_filters, run_of, use_llm
+from nodes.rag.common import corpus_of, log_error, run_filters, run_of, use_llm
 from nodes.rag.rails import raw_words
 from nodes.rag.schemas import Rewrite
 from nodes.types import RAGNode as Node
@@ -136,7 +136,7 @@ async def _llm_rewrite(
 ) -> Rewrite:
     system = ctx.rewrite_prompt.format(
         hyde_instruction=prompts.HYDE_INSTRUCTION if ctx.hyde else prompts.NO_HYDE_INSTRUCTION,
-        translation_instruction=await asyncio.to_thread(_translation_instruction, c, state["collection"], question),
+        translation_instruction=await asyncio.to_thread(_translation_instruction, c, state, question),
     )
     msgs: list[Any] = [SystemMessage(system), *history[-6:], HumanMessage(question)]
     if reason:
@@ -149,12 +149,12 @@ async def _llm_rewrite(
 OTHER_LANGUAGE = {"ja": ("en", "English"), "en": ("ja", "Japanese")}
 
 
-def _translation_instruction(c: Components, collection: str, question: str) -> str:
+def _translation_instruction(c: Components, state: RAGState, question: str) -> str:
     """Ask for a translation only when the index holds both languages: BM25 cannot match a
     Japanese question with an English note, and a translated phrasing can (decision 0015)."""
     other = OTHER_LANGUAGE.get(detect_language(question))
     try:
-        held = c.corpus(collection).languages
+        held = corpus_of(c, state).languages
     except Exception:  # the index unreadable: retrieval will say so; the rewrite goes on without
         held = frozenset()
     if other is None or other[0] not in held:
@@ -171,7 +171,7 @@ def _expand(c: Components, ctx: Context, state: RAGState, base: str, attempt: in
         filters = {k: v for k, v in filters.items() if k not in found}
         out["search_filters"] = filters
         out["notes"] = [messages.RETRIED_WITHOUT_FILTERS.format(filters=", ".join(sorted(found)))]
-    corpus = c.corpus(state["collection"])
+    corpus = corpus_of(c, state)
     where = run_filters(c, state, ctx, filters).conditions()
     # feedback comes from the chunks the question's own words find; the state keeps placeholders
     raw = raw_words(state, base)

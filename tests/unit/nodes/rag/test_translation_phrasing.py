@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from graph.context import Context
 from nodes.rag import prompts
 from nodes.rag.rewrite_query import _translation, _translation_instruction
 from nodes.rag.schemas import Rewrite
@@ -15,7 +14,7 @@ from nodes.rag.schemas import Rewrite
 
 def components(*languages: str) -> Any:
     held = frozenset(languages)
-    return SimpleNamespace(corpus=lambda name=None: SimpleNamespace(languages=held))
+    return SimpleNamespace(corpus_of=lambda names: SimpleNamespace(languages=held))
 
 
 @pytest.mark.parametrize(
@@ -31,7 +30,7 @@ def components(*languages: str) -> Any:
 def test_a_translation_is_asked_for_only_when_the_index_holds_the_other_language(
     question: str, held: tuple[str, ...], asks_for: str | None
 ) -> None:
-    text = _translation_instruction(components(*held), Context(), question)
+    text = _translation_instruction(components(*held), {"collection": "notes"}, question)
     if asks_for is None:
         assert text == prompts.NO_TRANSLATION_INSTRUCTION
     else:
