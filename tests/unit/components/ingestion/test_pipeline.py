@@ -1,7 +1,9 @@
-"""Parsing asks the index about the documents at hand, a batch at a time, never the whole collection."""
+"""Parsing asks the index about the documents at hand, a batch at a time, never the whole collection;
+chunking reads a document's whole text a bounded number of times, not once per chunk."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,3 +38,21 @@ def test_stored_states_are_asked_for_the_parsed_documents_in_batches(
     assert [len(a) for a in asked] == [2, 2, 1]
     assert sorted(i for a in asked for i in a) == sorted(again.seen_doc_ids)
     assert [d["doc_id"] for d in again.pending] == [d["doc_id"] for d in first.pending[3:]]
+
+
+def test_a_documents_language_is_detected_once_however_many_chunks_it_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    from components.ingestion import documents
+
+    calls: list[int] = []
+
+    def detect(text: str) -> str:
+        calls.append(len(text))
+        return "en"
+
+    monkeypatch.setattr(documents, "detect_language", detect)
+    text = "\n\n".join(f"## Part {i}\n" + f"Paragraph {i} says something about retrieval. " * 30 for i in range(50))
+    doc = Document(doc_id="long", text=text, source="long.md", title="Long", format="markdown")
+    [record] = pipeline.chunk_records([dataclasses.asdict(doc)], size=300, overlap=50)
+    assert len(record["payloads"]) > 100
+    assert {p["language"] for p in record["payloads"]} == {"en"}
+    assert len(calls) == 1
