@@ -54,8 +54,11 @@ STATE_BATCH = 512
 """Documents whose stored state is asked for at once: a filtered read per batch, never the whole collection."""
 
 
-def parse_sources(files: list[dict[str, str | None]], states: States) -> ParseResult:
-    """Parse every file, keep only documents whose content differs from what is indexed."""
+def parse_sources(files: list[dict[str, str | None]], states: States, *, max_bytes: int | None = None) -> ParseResult:
+    """Parse every file, keep only documents whose content differs from what is indexed.
+
+    A document over ``max_bytes`` (MAX_DOCUMENT_MB) is a failure, like a file that cannot be read.
+    """
     from components.ingestion.loaders.source import SourceFile
 
     out = ParseResult()
@@ -78,7 +81,7 @@ def parse_sources(files: list[dict[str, str | None]], states: States) -> ParseRe
 
     for f in files:
         src = SourceFile(Path(str(f["path"])), f.get("vault"))
-        for item in load_file(src):
+        for item in load_file(src, max_bytes=max_bytes):
             if isinstance(item, Failure):
                 out.failures.append(dataclasses.asdict(item))
                 out.unsafe_origins.append(str(src.path))
