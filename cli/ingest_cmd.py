@@ -131,15 +131,18 @@ WRITING = "embedding + writing"
 
 def progress_label(file: str, other_files: int, width: int) -> str:
     """The main task's description while a batch is on its way: the file it spends its time on,
-    shortened so the progress line fits a terminal ``width`` columns wide (the bar and the counts
-    take about 70 of them)."""
-    more = f" (+{other_files} other file{'s' if other_files > 1 else ''})" if other_files else ""
+    shortened so the progress line fits a terminal ``width`` columns wide (the bar, the counts and
+    the times take about 50 of them). The other files of the batch are counted where there is room."""
+    room = max(12, width - 68)
+    more = f" (+{other_files} more file{'s' if other_files > 1 else ''})" if other_files else ""
+    if len(more) + 12 > room:
+        more = ""
     if not file:
         return WRITING + more
     home = str(Path.home())
     if file.startswith(home + "/"):
         file = "~" + file[len(home) :]
-    return f"{WRITING} {shorten(file, max(12, width - 70 - len(more)))}{more}"
+    return f"{WRITING} {shorten(file, room - len(more))}{more}"
 
 
 def shorten(path: str, room: int) -> str:
