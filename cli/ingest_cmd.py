@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -124,6 +125,42 @@ class RateColumn(ProgressColumn):
         return Text(f"{speed:.1f} {unit}/s" if speed else "", style="progress.data.speed")
 
 
+WRITING = "embedding + writing"
+"""The ingestion's main task, as the progress display names it."""
+
+
+def progress_label(file: str, other_files: int, width: int) -> str:
+    """The main task's description while a batch is on its way: the file it spends its time on,
+    shortened so the progress line fits a terminal ``width`` columns wide (the bar, the counts and
+    the times take about 50 of them). The other files of the batch are counted where there is room."""
+    room = max(12, width - 68)
+    more = f" (+{other_files} more file{'s' if other_files > 1 else ''})" if other_files else ""
+    if len(more) + 12 > room:
+        more = ""
+    if not file:
+        return WRITING + more
+    home = str(Path.home())
+    if file.startswith(home + "/"):
+        file = "~" + file[len(home) :]
+    return f"{WRITING} {shorten(file, room - len(more))}{more}"
+
+
+def shorten(path: str, room: int) -> str:
+    """``path`` in at most ``room`` characters: its file name with as many of its folders as fit,
+    the rest elided with ``…``."""
+    if len(path) <= room:
+        return path
+    parts = path.split("/")
+    tail = parts[-1]
+    if len(tail) + 2 > room:
+        return "…" + tail[len(tail) - room + 1 :]
+    for part in reversed(parts[:-1]):
+        if len(part) + len(tail) + 3 > room:
+            break
+        tail = f"{part}/{tail}"
+    return f"…/{tail}"
+
+
 class ProgressView:
     """The progress bars of an ingestion, fed its progress events."""
 
@@ -143,6 +180,9 @@ class ProgressView:
         self.sentences: TaskID | None = None
         self.started = False
 
+    def width(self) -> int:
+        return self.progress.console.width
+
     def __enter__(self) -> ProgressView:
         return self
 
@@ -157,10 +197,13 @@ class ProgressView:
             self.started = True
         kind = event.get("event")
         if kind == "parsed":
-            self.task = self.progress.add_task("embedding + writing", total=event["pending"])
+            self.task = self.progress.add_task(WRITING, total=event["pending"])
             if event["unchanged"]:
                 self.progress.console.print(f"{event['unchanged']} of {event['documents']} documents unchanged")
-        elif kind == "written" and self.task is not None:
+        elif kind == "batch" and self.task is not None:
+            label = progress_label(str(event.get("file") or ""), int(event.get("other_files") or 0), self.width())
+            self.progress.update(self.task, description=escape(label))
+        elif kind in ("written", "failed") and self.task is not None:
             self.progress.advance(self.task, event["documents"])
         elif kind == "sentences" and event["total"]:
             if self.sentences is None:

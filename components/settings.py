@@ -212,6 +212,16 @@ class Settings(BaseSettings):
     )
     chunk_size: int = Field(default=800, ge=100, le=20000, description="Chunk size, characters.")
     chunk_overlap: int = Field(default=120, ge=0, description="Overlap between chunks.")
+    max_document_mb: float = Field(
+        default=20.0,
+        gt=0,
+        description="The largest document ingestion reads, in megabytes (10^6 bytes): a note, an HTML page or "
+        "a PDF file by its size, checked before it is read; a JSONL corpus by each record's text, since a corpus "
+        "file holds many documents (BEIR's are tens to thousands of MB). A note or a paper's text is well under "
+        "1 MB and a paper's PDF with figures a few MB; 20 MB of text is about 25,000 chunks, minutes of "
+        "embedding for one file, and is mostly a log, a dump or a book. A document over it is reported as "
+        "failed and skipped; the rest is ingested.",
+    )
 
     @field_validator("auth_tokens_file", "auth_jwt_secret", "auth_jwt_public_key", mode="before")
     @classmethod
@@ -233,6 +243,11 @@ class Settings(BaseSettings):
             return False
         patterns = [os.path.expanduser(p.strip()) for p in self.trusted_sources.split(",") if p.strip()]
         return any(fnmatch.fnmatchcase(source, p) for p in patterns)
+
+    @property
+    def max_document_bytes(self) -> int:
+        """MAX_DOCUMENT_MB in bytes, as the loaders compare it."""
+        return int(self.max_document_mb * 1_000_000)
 
     @property
     def ollama_embeddings_url(self) -> str:

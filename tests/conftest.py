@@ -43,6 +43,7 @@ for var in (
     "WEB_SEARCH_PROVIDER",
     "WEB_SEARCH_API_KEY",
     "DATABASE_URL",
+    "MAX_DOCUMENT_MB",
 ):
     os.environ.pop(var, None)
 

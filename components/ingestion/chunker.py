@@ -59,19 +59,22 @@ def split_sections(text: str) -> list[Section]:
 
 
 def _pieces(sentence: str, size: int) -> list[str]:
-    """A sentence longer than ``size``: cut at line breaks, then spaces, then hard."""
+    """A sentence longer than ``size``: cut at line breaks, then spaces, then hard.
+
+    The cuts are found by offsets into the sentence, never by copying what is left of it: a
+    log or a table has no sentence ends, so its "sentence" is the whole section, megabytes long.
+    """
     if len(sentence) <= size:
         return [sentence]
     out: list[str] = []
-    rest = sentence
-    while len(rest) > size:
-        window = rest[:size]
-        cut = max(window.rfind("\n"), window.rfind("、"), window.rfind(" "))
-        cut = cut + 1 if cut > size // 3 else size
-        out.append(rest[:cut])
-        rest = rest[cut:]
-    if rest:
-        out.append(rest)
+    pos = 0
+    while len(sentence) - pos > size:
+        last = max(sentence.rfind(mark, pos, pos + size) for mark in ("\n", "、", " ")) - pos
+        cut = last + 1 if last > size // 3 else size
+        out.append(sentence[pos : pos + cut])
+        pos += cut
+    if pos < len(sentence):
+        out.append(sentence[pos:])
     return out
 
 

@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from components.ingestion.chunk_types import chunk_type
@@ -35,8 +36,10 @@ class Document:
     #: access groups (frontmatter or JSONL ``metadata`` ``access``); empty: public
     access: list[str] = field(default_factory=list)
 
-    @property
+    @cached_property
     def language(self) -> str:
+        """``ja``, ``en`` or ``und``, detected once per document: every chunk's payload states it, and
+        detecting it anew per chunk would read (and copy) the whole text once per chunk."""
         return detect_language(self.title + "\n" + self.text)
 
     @property

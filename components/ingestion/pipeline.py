@@ -54,8 +54,11 @@ STATE_BATCH = 512
 """Documents whose stored state is asked for at once: a filtered read per batch, never the whole collection."""
 
 
-def parse_sources(files: list[dict[str, str | None]], states: States) -> ParseResult:
-    """Parse every file, keep only documents whose content differs from what is indexed."""
+def parse_sources(files: list[dict[str, str | None]], states: States, *, max_bytes: int | None = None) -> ParseResult:
+    """Parse every file, keep only documents whose content differs from what is indexed.
+
+    A document over ``max_bytes`` (MAX_DOCUMENT_MB) is a failure, like a file that cannot be read.
+    """
     from components.ingestion.loaders.source import SourceFile
 
     out = ParseResult()
@@ -78,7 +81,7 @@ def parse_sources(files: list[dict[str, str | None]], states: States) -> ParseRe
 
     for f in files:
         src = SourceFile(Path(str(f["path"])), f.get("vault"))
-        for item in load_file(src):
+        for item in load_file(src, max_bytes=max_bytes):
             if isinstance(item, Failure):
                 out.failures.append(dataclasses.asdict(item))
                 out.unsafe_origins.append(str(src.path))
@@ -97,25 +100,67 @@ def parse_sources(files: list[dict[str, str | None]], states: States) -> ParseRe
             if len(waiting) >= STATE_BATCH:
                 compare()
     compare()
+    # smallest first: a big document is written last, so it never holds the others back, and a
+    # run interrupted during it has written every other one
+    out.pending.sort(key=lambda d: len(d.get("text") or ""))
     out.seen_doc_ids = sorted(seen)
     return out
 
 
-def chunk_records(docs: list[dict[str, Any]], *, size: int, overlap: int) -> list[dict[str, Any]]:
-    """Per document: its id and chunk payloads (with the text to embed)."""
+BATCH_CHARS = 1_000_000
+"""Characters of text a batch holds at most (about 1,300 chunks, seconds of embedding), besides its
+document count: a big document is a batch of its own, so it holds no small one back."""
+
+
+def next_batch(pending: list[dict[str, Any]], most: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The documents of the next batch (at most ``most`` of them, and one at least) and the rest."""
+    n, chars = 0, 0
+    while n < min(most, len(pending)):
+        chars += len(pending[n].get("text") or "")
+        if n and chars > BATCH_CHARS:
+            break
+        n += 1
+    return pending[:n], pending[n:]
+
+
+Failed = Callable[[dict[str, str]], None]
+"""Told a failure (``source``, ``reason``), as ``IngestState.failures`` holds it."""
+
+
+def chunk_records(
+    docs: list[dict[str, Any]], *, size: int, overlap: int, on_failure: Failed | None = None
+) -> list[dict[str, Any]]:
+    """Per document: its id and chunk payloads (with the text to embed).
+
+    With ``on_failure``, a document that cannot be chunked is told to it and left out, so the
+    others of the batch are still written; without, its error is raised.
+    """
     out = []
     for d in docs:
-        doc = Document(**{**d, "pages": [tuple(p) for p in d["pages"]] if d.get("pages") else None})
-        chunks = chunk_document(doc, size=size, overlap=overlap)
-        h = doc.content_hash
-        out.append(
-            {
+        try:
+            doc = Document(**{**d, "pages": [tuple(p) for p in d["pages"]] if d.get("pages") else None})
+            chunks = chunk_document(doc, size=size, overlap=overlap)
+            h = doc.content_hash
+            record = {
                 "doc_id": doc.doc_id,
                 "payloads": [chunk_payload(c, h) for c in chunks],
                 "texts": [c.search_text for c in chunks],
             }
-        )
+        except Exception as e:
+            if on_failure is None:
+                raise
+            log.warning("document %s could not be chunked", d.get("doc_id"), exc_info=True)
+            on_failure(unchunked(d, e))
+            continue
+        out.append(record)
     return out
+
+
+def unchunked(doc: dict[str, Any], error: Exception) -> dict[str, str]:
+    """The failure of a document that could not be chunked: its file, and its id where the file holds many."""
+    source = str(doc.get("origin") or doc.get("source") or doc.get("doc_id"))
+    which = f"document {doc.get('doc_id')!r} " if doc.get("doc_id") != source else ""
+    return {"source": source, "reason": f"{which}could not be chunked ({type(error).__name__}: {error})"}
 
 
 def embed_records(records: list[dict[str, Any]], embedder: Embedder) -> list[list[list[float]]]:

@@ -19,6 +19,24 @@ class IndexingError(RAGError):
     """A document could not be ingested (the rest of the run goes on)."""
 
 
+class DocumentTooLarge(IndexingError):
+    """A file or a corpus record is over the MAX_DOCUMENT_MB limit: it is skipped, the rest is ingested."""
+
+    def __init__(self, what: str, size: int, limit: int) -> None:
+        super().__init__(
+            f"{what} is {size / 1e6:.3g} MB, over the {limit / 1e6:g} MB limit for one document; "
+            f"split it into smaller files, or raise MAX_DOCUMENT_MB (to {_megabytes_above(size)} for this one) "
+            "and ingest it again"
+        )
+        self.size = size
+        self.limit = limit
+
+
+def _megabytes_above(size: int) -> int:
+    """The whole number of megabytes a limit needs to let ``size`` bytes in."""
+    return -(-size // 1_000_000)
+
+
 class QueryError(RAGError):
     """A query is invalid (empty, malformed filter, ...)."""
 

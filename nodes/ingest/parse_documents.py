@@ -19,17 +19,19 @@ log = logging.getLogger(__name__)
 def make(c: Components) -> Node:
     async def parse_documents(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
         index = c.index(state.get("collection"))
+        files = list(state.get("files") or [])
+        limit = c.settings.max_document_bytes
 
         def work() -> tuple[Any, int, int]:
             if not index.exists():
-                return parse_sources(list(state.get("files") or []), lambda ids: {}), 0, -1
+                return parse_sources(files, lambda ids: {}, max_bytes=limit), 0, -1
             base = int(index.metadata().get("version", 0))
             # chunks written before chunk types were recorded get theirs now (payload only)
             retyped = index.backfill_chunk_types()
             if retyped:
                 log.info("labelled %d chunks of an older version with their chunk type", retyped)
                 index.bump_version()
-            return parse_sources(list(state.get("files") or []), index.states_reader()), retyped, base
+            return parse_sources(files, index.states_reader(), max_bytes=limit), retyped, base
 
         res, retyped, base = await asyncio.to_thread(work)
         runtime.stream_writer(

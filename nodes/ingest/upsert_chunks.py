@@ -19,6 +19,8 @@ def make(c: Components) -> Node:
     async def upsert_chunks(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
         batch = list(state.get("batch") or [])
         vectors = list(state.get("vectors") or [])
+        if not batch:  # every document of the batch failed to chunk: nothing to write, no version to bump
+            return {"batch": [], "vectors": []}
         index = c.index(state.get("collection"))
         embedder = c.embedder
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from components.factory import Components
+from components.ingestion import pipeline
+from components.ingestion.documents import Document
 from components.resilience.errors import EmbeddingMismatch
 from components.settings import Settings
 from tests.conftest import SAMPLE_VAULTS
@@ -138,6 +141,32 @@ def test_bad_inputs_are_reported_and_the_rest_is_ingested(components: Components
     assert out["ignored"] == 1  # the png inside a folder is skipped quietly
     assert out["documents"] == 8  # the 7 good documents plus the good JSONL line
     assert {"ok", "doc-1"} <= {p["doc_id"] for p in payloads(components)}
+
+
+def test_a_file_too_large_or_failing_to_chunk_is_reported_and_the_rest_is_written(
+    components: Components, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = corpus / "notes" / "server.log.txt"
+    with big.open("wb") as f:  # sparse: 50 MB on paper, nothing on disk
+        f.truncate(50_000_000)
+    real = pipeline.chunk_document
+
+    def chunker(doc: Document, **kw: Any) -> Any:
+        if doc.title == "BM25 notes":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(doc, **kw)
+
+    monkeypatch.setattr(pipeline, "chunk_document", chunker)
+    out = ingest(components, corpus, batch=64)
+    reasons = {Path(f["source"]).name: f["reason"] for f in out["failures"]}
+    assert reasons["server.log.txt"].startswith("the file is 50 MB, over the 20 MB limit")
+    assert reasons["en.md"] == "could not be chunked (RecursionError: maximum recursion depth exceeded)"
+    assert out["written_documents"] == 6 and len(out["failures"]) == 2
+    titles = {p["title"] for p in payloads(components)}
+    assert "BM25 notes" not in titles and {"味噌汁", "Page", "One", "Two"} <= titles
+    monkeypatch.setattr(pipeline, "chunk_document", real)
+    again = ingest(components, corpus)  # the failed note is new to the index: the next run writes it
+    assert (again["new"], again["unchanged"]) == (1, 6) and "BM25 notes" in {p["title"] for p in payloads(components)}
 
 
 def test_unsupported_existing_file_named_explicitly(components: Components, tmp_path: Path) -> None:

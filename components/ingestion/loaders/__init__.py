@@ -9,6 +9,7 @@ its text, a failure) and ``fields`` (metadata values).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -18,7 +19,9 @@ from components.ingestion.loaders.notes import load_markdown, load_text
 from components.ingestion.loaders.pdf import load_pdf
 from components.ingestion.loaders.source import Failure, SourceFile
 from components.ingestion.loaders.web_pages import load_html
-from components.resilience.errors import IndexingError
+from components.resilience.errors import DocumentTooLarge, IndexingError
+
+log = logging.getLogger(__name__)
 
 _SKIP_DIRS = {".obsidian", ".git", ".trash", "node_modules", "__pycache__", ".rag"}
 
@@ -103,8 +106,17 @@ LOADERS: dict[str, Loader] = {
 SUPPORTED = frozenset(LOADERS)
 
 
-def load_file(src: SourceFile) -> Iterator[Document | Failure]:
-    """Documents of one file, or Failures explaining what could not be read."""
+CORPORA = frozenset({".jsonl"})
+"""Extensions of files that hold many documents: the size limit applies to each of their documents, not to the file."""
+
+
+def load_file(src: SourceFile, *, max_bytes: int | None = None) -> Iterator[Document | Failure]:
+    """Documents of one file, or Failures explaining what could not be read.
+
+    With ``max_bytes``, a file of one document that is larger fails before it is read, and a
+    corpus's document whose text is larger fails on its own (``DocumentTooLarge``). Whatever a
+    loader raises fails the file, never the run: the documents it yielded before stay.
+    """
     loader = LOADERS.get(src.path.suffix.lower())
     if loader is None:
         yield Failure(
@@ -112,12 +124,37 @@ def load_file(src: SourceFile) -> Iterator[Document | Failure]:
             f"unsupported file type {src.path.suffix or '(none)'}; supported: {', '.join(sorted(SUPPORTED))}",
         )
         return
+    corpus = src.path.suffix.lower() in CORPORA
     try:
+        if max_bytes is not None and not corpus:
+            size = src.path.stat().st_size
+            if size > max_bytes:
+                raise DocumentTooLarge("the file", size, max_bytes)
         for item in loader(src):
-            if isinstance(item, Document) and item.origin is None:
-                item.origin = str(src.path)
+            if isinstance(item, Document):
+                if item.origin is None:
+                    item.origin = str(src.path)
+                over = _size_over(item, max_bytes)
+                if over is not None and max_bytes is not None:
+                    yield Failure(str(src.path), str(DocumentTooLarge(f"document {item.doc_id!r}", over, max_bytes)))
+                    continue
             yield item
     except IndexingError as e:
         yield Failure(str(src.path), str(e))
     except OSError as e:
         yield Failure(str(src.path), f"cannot read: {e.strerror or e}")
+    except Exception as e:  # a parser's bug or an input it never met: this file fails, the others go on
+        log.warning("%s could not be parsed", src.path, exc_info=True)
+        yield Failure(str(src.path), f"could not be parsed ({type(e).__name__}: {e})")
+
+
+def _size_over(doc: Document, limit: int | None) -> int | None:
+    """The size of a document's title and text in UTF-8 when it is over ``limit``, else None.
+
+    UTF-8 spends at most 4 bytes on a character, so a text of fewer than a quarter of the limit's
+    characters is under it without being encoded.
+    """
+    if limit is None or (len(doc.title) + len(doc.text)) * 4 <= limit:
+        return None
+    size = len(doc.title.encode()) + len(doc.text.encode())
+    return size if size > limit else None

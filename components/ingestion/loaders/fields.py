@@ -66,4 +66,14 @@ def as_list(value: Any) -> list[str]:
 
 def jsonable(d: dict[str, Any]) -> dict[str, Any]:
     """``d`` with every value JSON-serialisable (dates and other objects as strings)."""
-    return json.loads(json.dumps(d, default=str))
+    return json.loads(json.dumps(_text_keys(d), default=str))
+
+
+def _text_keys(value: Any) -> Any:
+    """``value`` with every mapping key JSON takes: YAML reads ``2024-01-05: standup`` (a daily
+    note's frontmatter) with a date for key, which ``json.dumps`` refuses whatever its ``default``."""
+    if isinstance(value, dict):
+        return {k if k is None or isinstance(k, (str, int, float)) else str(k): _text_keys(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_text_keys(v) for v in value]
+    return value

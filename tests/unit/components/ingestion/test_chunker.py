@@ -63,3 +63,13 @@ def test_aliases_join_the_title_in_what_is_embedded_and_what_bm25_indexes() -> N
     (chunk,) = chunk_document(doc)
     assert chunk.search_text.startswith("Monstera Care (モンステラ, Monstera deliciosa) > Watering rule\n")
     assert search_text(chunk_payload(chunk, doc.content_hash)) == chunk.search_text
+
+
+def test_text_without_sentence_ends_is_cut_between_words() -> None:
+    lines = [f"2026-01-{i % 28 + 1:02d} worker {i} finished job {i * 7}" for i in range(400)]
+    text = "\n".join(lines)  # a log: one "sentence", thousands of characters long
+    spans = chunk_section(text, size=300, overlap=0)
+    assert len(spans) > 10 and spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert all(e - s <= 300 for s, e in spans)
+    assert all(text[e - 1] in " \n" for _, e in spans[:-1])
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))

@@ -158,3 +158,10 @@ def test_pdf_without_info_has_no_metadata(tmp_path: Path) -> None:
     pdf.write_bytes(minimal_pdf("Just text here"))
     (doc,) = load_file(SourceFile(pdf, None))
     assert doc.metadata == {}
+
+
+def test_a_date_as_frontmatter_key_is_kept_as_text(tmp_path: Path) -> None:
+    p = tmp_path / "2024-01-05.md"
+    p.write_text("---\n2024-01-05: standup\nmeetings: {2024-01-06: review}\n---\n# Daily\nNotes of the day.\n")
+    [d] = list(load_file(SourceFile(p, "v")))
+    assert d.metadata == {"2024-01-05": "standup", "meetings": {"2024-01-06": "review"}}  # type: ignore[union-attr]
