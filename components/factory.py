@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from components.heuristics.routing import ExemplarRouter
 from components.models.calibration import Calibration
@@ -35,6 +35,7 @@ from components.stores.feedback import FeedbackStore
 from components.stores.gptcache_backend import FILE_NAME as CACHE_FILE
 from components.stores.gptcache_backend import GPTCacheBackend
 from components.stores.lexical import LexicalIndex
+from components.stores.points import AUTHORS_KEY
 from components.stores.qdrant import QdrantIndex
 from components.stores.sentences import SUFFIX, SentenceIndex, embed_stored
 from components.stores.termstats import path_for as terms_path_for
@@ -47,6 +48,14 @@ if TYPE_CHECKING:  # langchain-core costs half a second to import; `rag status` 
     from components.models.chat import ChatModels
 
 log = logging.getLogger(__name__)
+
+
+class Known(NamedTuple):
+    """The values of a collection's fields that query analysis trusts (``Components.known_values``)."""
+
+    vaults: set[str]
+    tags: set[str]
+    authors: set[str]
 
 
 class Components:
@@ -73,7 +82,7 @@ class Components:
         self._cache: GPTCacheBackend | None = None
         self._feedback: FeedbackStore | None = None
         self._router: ExemplarRouter | None = None
-        self._known: dict[Any, tuple[Any, set[str], set[str]]] = {}
+        self._known: dict[Any, tuple[Any, Known]] = {}
         self._merged: dict[tuple[str, ...], MergedCorpus] = {}
         self._tokenizer: Tokenizer | None = None
         self._reranker: Reranker | None = None
@@ -259,28 +268,23 @@ class Components:
                 )
             return self._router
 
-    def known_values(self, collection: str | None = None, groups: Sequence[str] = ()) -> tuple[set[str], set[str]]:
-        """Vault names and tags of the chunks public or shared with ``groups`` (query analysis only
-        trusts these, and the LLM is shown them: a tag only restricted notes carry is not)."""
+    def known_values(self, collection: str | None = None, groups: Sequence[str] = ()) -> Known:
+        """Vault names, tags and papers' authors of the chunks public or shared with ``groups`` (query
+        analysis only trusts these, and the LLM is shown them: a tag only restricted notes carry is not)."""
         corpus = self.corpus(collection)
         scope = access_scope(corpus, groups)
         key = (collection or self.settings.collection, tuple(sorted(set(groups))) if scope else ())
         cached = self._known.get(key)
         if cached is not None and cached[0] == (corpus.version, corpus.size):
-            return cached[1], cached[2]
-        vaults, tags = set(corpus.values("vault", scope)), set(corpus.values("tags", scope))
-        self._known[key] = ((corpus.version, corpus.size), vaults, tags)
-        return vaults, tags
+            return cached[1]
+        known = Known(*(set(corpus.values(field, scope)) for field in ("vault", "tags", AUTHORS_KEY)))
+        self._known[key] = ((corpus.version, corpus.size), known)
+        return known
 
-    def known_values_of(self, collections: Sequence[str], groups: Sequence[str] = ()) -> tuple[set[str], set[str]]:
+    def known_values_of(self, collections: Sequence[str], groups: Sequence[str] = ()) -> Known:
         """``known_values`` of several collections read together: the union of each one's."""
-        vaults: set[str] = set()
-        tags: set[str] = set()
-        for name in dict.fromkeys(collections) or [self.settings.collection]:
-            v, t = self.known_values(name, groups)
-            vaults |= v
-            tags |= t
-        return vaults, tags
+        each = [self.known_values(name, groups) for name in dict.fromkeys(collections) or [self.settings.collection]]
+        return Known(*(set().union(*parts) for parts in zip(*each, strict=True)))
 
     def close(self) -> None:
         for idx in self._indexes.values():

@@ -15,7 +15,11 @@ ranking. So:
 * numbers are years only in a date phrase (``components.heuristics.dates``), so "1,000 genes"
   or "2 cups of water" never become dates;
 * a bare word that happens to equal a known tag is not a tag unless written ``#word`` (or
-  "tagged word"); a vault name counts only next to "vault" / 「ボールト」 / 「保管庫」.
+  "tagged word"); a vault name counts only next to "vault" / 「ボールト」 / 「保管庫」;
+* an author is a name the index's papers list (their ``metadata.authors``), written whole or by
+  the surname alone, with a cue beside it: "by", "from", "of" before it, "'s", "et al.", 「の」,
+  「さん」, 「氏」 after it; a surname alone counts only capitalised, so "sorted by min" never
+  becomes Sewon Min.
 """
 
 from __future__ import annotations
@@ -46,6 +50,10 @@ _TAGGED = re.compile(
 _TAG_LIST_SEP = re.compile(r"\s*(?:,|&|\band\b)\s*", re.IGNORECASE)
 # a tag named in quotes after the word tag: タグ「検索」, タグが「rag」, the tag "rag"
 _QUOTED_TAG = re.compile(r"(?:タグ\s*[がはの]?\s*|\btags?\s+)[「『\"'“]([^」』\"'”]+)[」』\"'”]", re.IGNORECASE)
+
+# an author's name after "by" / "from" / "of", or before "'s", "et al.", 「の」, 「さん」, 「氏」, 「ら」, 「著」
+_AUTHOR_BEFORE = re.compile(r"(?:\b(?:written|authored|co-?authored)\s+)?\b(?:by|from|of)\s+$", re.IGNORECASE)
+_AUTHOR_AFTER = re.compile(r"^(?:\s*(?:'s|’s)\b|\s+et\s+al\b\.?|\s*(?:さん|氏|ら|著|の))")
 
 # A question about the user's notes: only then does a date mean "created in".
 _CUE_EN = re.compile(
@@ -155,12 +163,20 @@ _GENERIC_EN = frozenset(
         "items",
         "item",
         "everything",
+        "paper",
+        "papers",
+        "article",
+        "articles",
+        "publication",
+        "publications",
+        "et",
+        "al",
     ]
 )
 _GENERIC_JA = re.compile(
     r"(メモ|ノート|一覧|全部|すべて|全て|記事|ファイル|文書|ドキュメント|ページ|日記|記録|タグ|付き|見せて|"
     r"教えて|出して|探して|リスト|ください|下さい|書いた|作成した|作った|保存した|もの|どれ|何|なに|ある|あった|"
-    r"付いた|付いている|ついた|ついている|にして|して|両方|"
+    r"付いた|付いている|ついた|ついている|にして|して|両方|論文|"
     r"[のをにでがはともへやかな、。？！?!\s・「」（）()])"
 )
 
@@ -192,6 +208,7 @@ def analyze_query(
     *,
     known_vaults: Collection[str] = (),
     known_tags: Collection[str] = (),
+    known_authors: Collection[str] = (),
     today: date | None = None,
 ) -> QueryAnalysis:
     """Filters stated in the question, their explanations and the topic left for retrieval."""
@@ -208,6 +225,13 @@ def analyze_query(
         out.filters["tags"] = list(dict.fromkeys(t for t, _, _ in tags))
         remove.extend(tag_spans)
 
+    authors = _find_authors(q, known_authors)
+    if authors:
+        out.filters["authors"] = list(dict.fromkeys(a for a, _, _ in authors))
+        for a, span, text in authors:
+            out.explanations.append(f"authors+={a} from {text!r}")
+            remove.append(span)
+
     vaults = _find_vaults(q, known_vaults)
     if vaults:
         out.filters["vaults"] = list(dict.fromkeys(v for v, _, _ in vaults))
@@ -217,7 +241,7 @@ def analyze_query(
 
     periods = find_periods(q, today)
     if periods:
-        cue = bool(tags or vaults) or _has_cue(q, lang)
+        cue = bool(tags or vaults or authors) or _has_cue(q, lang)
         if not cue:
             out.explanations.extend(f"ignored date {p.text!r}: the question is not about your notes" for p in periods)
         else:
@@ -294,6 +318,43 @@ def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, st
         for word in known_words:
             found.append((known_map[word.lower()], Span(m.start(), end), f"{q[m.start() : end]!r}"))
     return found, [s for _, s, _ in found]
+
+
+# ------------------------------------------------------------------------------- authors
+def _surname(name: str) -> str:
+    """The family name of a name as papers write it: "Karpukhin, Vladimir" or "Vladimir Karpukhin"."""
+    if "," in name:
+        return name.split(",", 1)[0].strip()
+    parts = name.split()
+    return parts[-1] if len(parts) > 1 and not has_japanese(name) else ""
+
+
+def _find_authors(q: str, known: Collection[str]) -> list[tuple[str, Span, str]]:
+    """Known authors the question names with a cue: (author as stored, span to cut, the words)."""
+    out: list[tuple[str, Span, str]] = []
+    for author in sorted(known, key=len, reverse=True):
+        # the whole name in any case; a surname alone only written capitalised, as names are
+        forms = [(author, True)] + ([(surname, False)] if (surname := _surname(author)) else [])
+        for form, whole in forms:
+            flags = re.IGNORECASE if whole else re.NOFLAG
+            # Japanese runs into the next word: no boundary there
+            bounded = re.escape(form) if has_japanese(form) else rf"(?<![\w-]){re.escape(form)}(?![\w-])"
+            for m in re.finditer(bounded, q, flags):
+                if not whole and not m.group(0)[:1].isupper():
+                    continue
+                before = _AUTHOR_BEFORE.search(q[: m.start()])
+                after = _AUTHOR_AFTER.match(q[m.end() :])
+                if not (before or after):
+                    continue
+                start = before.start() if before else m.start()
+                # "et al." and an honorific go with the name; a particle stays for the rest of the question
+                end = m.end() + (len(after.group(0)) if after and after.group(0).strip() != "の" else 0)
+                out.append((author, Span(start, end), q[start:end].strip()))
+                break
+            else:
+                continue
+            break
+    return out
 
 
 # ------------------------------------------------------------------------------- vaults

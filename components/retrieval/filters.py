@@ -27,7 +27,7 @@ from qdrant_client import models
 from components.ingestion.chunk_types import ChunkType
 from components.resilience.errors import QueryError
 from components.stores.corpus import ACCESS_KEY, Corpus, field, field_values
-from components.stores.points import norm_prefix
+from components.stores.points import AUTHORS_KEY, norm_prefix
 
 Predicate = Callable[[dict[str, Any]], bool]
 
@@ -81,6 +81,9 @@ class SearchFilters(BaseModel):
     _access: tuple[str, ...] | None = PrivateAttr(default=None)
     vaults: list[str] | None = Field(default=None, description="Any of these vaults.")
     tags: list[str] | None = Field(default=None, description="All of these tags.")
+    authors: list[str] | None = Field(
+        default=None, description="Any of these authors, as a paper's metadata.authors writes them."
+    )
     created_from: date | None = Field(default=None, description="Created on or after (inclusive).")
     created_to: date | None = Field(default=None, description="Created on or before (inclusive).")
     source: str | None = Field(default=None, description="Exactly this source path or URL.")
@@ -93,7 +96,7 @@ class SearchFilters(BaseModel):
     )
     where: list[FieldFilter] = Field(default_factory=list, description="Conditions on any payload field.")
 
-    @field_validator("tags", "vaults", "doc_ids", "chunk_types")
+    @field_validator("tags", "vaults", "authors", "doc_ids", "chunk_types")
     @classmethod
     def _no_blank(cls, v: list[str] | None) -> list[str] | None:
         if v is not None:
@@ -200,6 +203,8 @@ def _conditions(f: SearchFilters) -> list[Condition]:
     if f.vaults:
         out.append(_any_of("vault", list(f.vaults), f"vault in {f.vaults}"))
     out.extend(_any_of("tags", [tag], f"tag {tag!r}") for tag in f.tags or [])
+    if f.authors:
+        out.append(_any_of(AUTHORS_KEY, list(f.authors), f"author in {f.authors}"))
     if f.created_from or f.created_to:
         lo = _ts(f.created_from) if f.created_from else None
         hi = _ts(f.created_to, end=True) if f.created_to else None

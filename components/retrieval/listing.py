@@ -107,6 +107,8 @@ def conditions(filters: SearchFilters, labels: Mapping[str, str]) -> list[str]:
         out.append(labels["tags"].format(values=", ".join(f"#{t}" for t in filters.tags)))
     if filters.vaults:
         out.append(labels["vaults"].format(values=", ".join(filters.vaults)))
+    if filters.authors:
+        out.append(labels["authors"].format(values=", ".join(filters.authors)))
     lo, hi = filters.created_from, filters.created_to
     if lo and hi:
         out.append(labels["created_between"].format(start=_iso(lo), end=_iso(hi)))
@@ -116,7 +118,7 @@ def conditions(filters: SearchFilters, labels: Mapping[str, str]) -> list[str]:
         out.append(labels["created_to"].format(end=_iso(hi)))
     # whatever else the caller set (a source prefix, a `where`), as the filters word it; never the access scope
     rest = filters.without_access().model_copy(
-        update={"tags": None, "vaults": None, "created_from": None, "created_to": None}
+        update={"tags": None, "vaults": None, "authors": None, "created_from": None, "created_to": None}
     )
     out.extend(c.label for c in rest.conditions())
     return out

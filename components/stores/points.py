@@ -23,6 +23,8 @@ CONTENT_KEY = "text"
 """Payload key of the chunk's text (LangChain's ``content_payload_key``)."""
 METADATA_KEY = "metadata"
 """Payload key of the document's own metadata (frontmatter extras, a JSONL record's ``metadata``)."""
+AUTHORS_KEY = "metadata.authors"
+"""Payload key of a paper's authors (a PDF's info dictionary, a note's or a record's ``authors``)."""
 _NS = uuid.UUID("6f1c7a52-3d4e-4b8a-9a51-6c1f0e2d9b7a")
 INDEXED = {
     # what search filters test (components/retrieval/filters.py, the CLI's paper options)
@@ -41,6 +43,7 @@ INDEXED = {
     "metadata.year": "float",
     "metadata.collections": "keyword",
     "metadata.item_type": "keyword",
+    AUTHORS_KEY: "keyword",
     # what the store's own reads and writes select by (parents, a rewrite's leftovers, examples)
     "parent_id": "keyword",
     "chunk_index": "integer",

@@ -97,6 +97,7 @@ LISTED_CONDITIONS = {
     "ja": {
         "tags": "タグ {values}",
         "vaults": "ボールト {values}",
+        "authors": "著者 {values}",
         "created_between": "作成日 {start}〜{end}",
         "created_from": "作成日 {start} 以降",
         "created_to": "作成日 {end} 以前",
@@ -105,6 +106,7 @@ LISTED_CONDITIONS = {
     "en": {
         "tags": "tags {values}",
         "vaults": "vault {values}",
+        "authors": "by {values}",
         "created_between": "created {start} to {end}",
         "created_from": "created on or after {start}",
         "created_to": "created on or before {end}",

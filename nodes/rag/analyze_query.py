@@ -17,8 +17,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from components.factory import Components
-from components.heuristics.analysis import about_the_user
+from components.factory import Components, Known
+from components.heuristics.analysis import QueryAnalysis, about_the_user
 from components.heuristics.analysis import analyze_query as analyze_rules
 from components.resilience.errors import RAGError
 from components.retrieval.filters import SearchFilters
@@ -43,14 +43,15 @@ def make(c: Components) -> Node:
         if searching and ctx.extract_filters and could_list(question):
             # search takes its query as given, unless the query is nothing but conditions
             # ("#料理 2025"): then it lists the documents that meet them (the metadata route)
-            vaults, tags = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
-            rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
+            known = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
+            rules = analyze_known(question, known)
             if rules.structured:
                 found = dict(rules.filters)
                 analysis.update(explanations=list(rules.explanations), structured=True)
         elif not searching and ctx.extract_filters and question:
-            vaults, tags = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
-            rules = analyze_rules(question, known_vaults=vaults, known_tags=tags, today=date.today())
+            known = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
+            vaults, tags = known.vaults, known.tags
+            rules = analyze_known(question, known)
             found = dict(rules.filters)
             analysis.update(explanations=list(rules.explanations), structured=rules.structured)
             if rules.filters:  # the topic left once the words that only stated filters are cut
@@ -95,9 +96,17 @@ def make(c: Components) -> Node:
 
 
 def could_list(question: str) -> bool:
-    """Whether a search query may be a listing (a ``#tag``, "tagged", or words about the user's notes):
-    only then is it analysed, so a plain search pays nothing for the metadata route."""
-    return bool(question) and ("#" in question or "tagged" in question.lower() or about_the_user(question))
+    """Whether a search query may be a listing (a ``#tag``, "tagged", "by" an author, or words about the
+    user's notes): only then is it analysed, so a plain search pays nothing for the metadata route."""
+    lowered = f" {question.lower()} "
+    return bool(question) and ("#" in question or "tagged" in lowered or " by " in lowered or about_the_user(question))
+
+
+def analyze_known(question: str, known: Known) -> QueryAnalysis:
+    """The rule-based analysis, trusting only the vaults, tags and authors the collections hold."""
+    return analyze_rules(
+        question, known_vaults=known.vaults, known_tags=known.tags, known_authors=known.authors, today=date.today()
+    )
 
 
 def _llm_filters(f: ExtractedFilters, known_vaults: set[str], known_tags: set[str]) -> dict[str, Any]:

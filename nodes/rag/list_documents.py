@@ -67,7 +67,11 @@ def make(c: Components) -> Node:
         if len(ordered) > len(shown):
             more = messages.pick(messages.LISTED_MORE, language)
             answer += "\n" + more.format(more=len(ordered) - len(shown), shown=len(shown))
-        log.info("metadata route: %d documents match %s", len(ordered), filters.without_access().conditions())
+        # an author's name says what was asked about: the log counts the names, never says them
+        logged = filters.without_access().model_copy(update={"authors": None}).conditions()
+        log.info(
+            "metadata route: %d documents match %s (+%d authors)", len(ordered), logged, len(filters.authors or [])
+        )
         # the output rail checks an answer against its passages: each line is what the store holds
         first = {str(p.get("chunk_id")): str(p.get("text") or "") for p in payloads}
         passages = [

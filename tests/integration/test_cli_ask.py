@@ -127,6 +127,15 @@ def test_questions_that_only_state_conditions_list_the_notes_that_meet_them(home
     listed = re.findall(r"^\d+\. (.+?) · ", en, re.M)
     assert listed == ["チャンク分割", "LangGraph State Machines", "Retrieval-Augmented Generation"]
     assert re.search(r"^confidence 1\.00 · route metadata_search · path metadata$", en, re.M)
+    # a paper's authors (its frontmatter) are a condition too, by surname
+    papers = json.loads(rag(home, "ask", "Which papers by Karpukhin do I have?", "--json").stdout)
+    assert (papers["route"], papers["path"]) == ("metadata_search", "metadata")
+    assert papers["answer"].splitlines()[0] == "One document matches by Vladimir Karpukhin."
+    assert (
+        papers["answer"]
+        .splitlines()[1]
+        .startswith("1. Dense Passage Retrieval · Vladimir Karpukhin, Barlas Oğuz, Sewon Min et al.")
+    )
 
 
 def test_profile_filters_apply_to_questions_asked_as_that_user(home: Path) -> None:

@@ -139,3 +139,45 @@ def test_known_tags_fix_the_spelling_and_cut_japanese_runs() -> None:
 def test_ignored_dates_are_explained() -> None:
     out = run("1910年に亡くなったのは誰？")
     assert any("ignored" in e for e in out["explanations"])
+
+
+AUTHORS = ["Vladimir Karpukhin", "Sewon Min", "Wen-tau Yih", "Robertson, Stephen", "山田太郎"]
+
+
+@pytest.mark.parametrize(
+    ("question", "authors", "structured"),
+    [
+        ("Which papers by Karpukhin do I have?", ["Vladimir Karpukhin"], True),
+        ("papers written by vladimir karpukhin", ["Vladimir Karpukhin"], True),  # a whole name in any case
+        ("Notes by Wen-tau Yih", ["Wen-tau Yih"], True),
+        ("Robertson's papers", ["Robertson, Stephen"], True),  # a name stored surname first
+        ("Karpukhin et al. papers from 2024", ["Vladimir Karpukhin"], True),
+        ("Karpukhin の論文は？", ["Vladimir Karpukhin"], True),
+        ("Sewon Min さんが書いた論文を一覧で", ["Sewon Min"], True),
+        ("山田太郎さんの論文", ["山田太郎"], True),
+        # an author with a topic: the filter, and the question stays on vector search
+        ("What did the paper by Karpukhin say about in-batch negatives?", ["Vladimir Karpukhin"], False),
+        ("Karpukhin の論文で、DPR のエンコーダは何次元？", ["Vladimir Karpukhin"], False),
+    ],
+)
+def test_an_author_the_index_knows_is_read_from_a_cue_beside_the_name(
+    question: str, authors: list[str], structured: bool
+) -> None:
+    a = analyze_query(question, known_authors=AUTHORS, today=TODAY)
+    SearchFilters.parse(a.filters)
+    assert a.filters.get("authors") == authors and a.structured is structured
+    assert "Karpukhin" not in a.search_text and "Min" not in a.search_text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "results sorted by min score",  # a surname alone counts only capitalised
+        "papers by karpukhin",
+        "What is the min of the scores?",
+        "Karpukhin",  # no cue: a name alone may be the topic
+        "papers by Lewis",  # not an author the index lists
+    ],
+)
+def test_no_author_is_read_without_a_known_name_and_a_cue(question: str) -> None:
+    assert "authors" not in analyze_query(question, known_authors=AUTHORS, today=TODAY).filters

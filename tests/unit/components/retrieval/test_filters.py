@@ -260,7 +260,8 @@ def test_a_malformed_filter_is_refused_with_a_message_naming_the_problem(raw: di
     assert text.startswith("Invalid filters: ")
     assert message in text
     allowed = (
-        "vaults, tags, created_from, created_to, source, source_prefix, section, language, doc_ids, chunk_types, where"
+        "vaults, tags, authors, created_from, created_to, source, source_prefix, section, language, doc_ids, "
+        "chunk_types, where"
     )
     assert text.endswith(f"Allowed keys: {allowed}.")
 
