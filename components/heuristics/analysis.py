@@ -226,18 +226,9 @@ def analyze_query(
         remove.extend(tag_spans)
 
     authors = _find_authors(q, known_authors)
-    if authors:
-        out.filters["authors"] = list(dict.fromkeys(a for a, _, _ in authors))
-        for a, span, text in authors:
-            out.explanations.append(f"authors+={a} from {text!r}")
-            remove.append(span)
-
+    _found(out, "authors", authors, remove)
     vaults = _find_vaults(q, known_vaults)
-    if vaults:
-        out.filters["vaults"] = list(dict.fromkeys(v for v, _, _ in vaults))
-        for v, span, text in vaults:
-            out.explanations.append(f"vaults+={v} from {text!r}")
-            remove.append(span)
+    _found(out, "vaults", vaults, remove)
 
     periods = find_periods(q, today)
     if periods:
@@ -268,6 +259,15 @@ def analyze_query(
     out.search_text = text or re.sub(r"#(?=\S)", "", q).strip()
     out.structured = bool(out.filters) and _only_generic(text, lang)
     return out
+
+
+def _found(out: QueryAnalysis, key: str, found: list[tuple[str, Span, str]], remove: list[Span]) -> None:
+    """Values of a list filter the question names, each with its explanation and the words to cut."""
+    if found:
+        out.filters[key] = list(dict.fromkeys(v for v, _, _ in found))
+    for value, span, text in found:
+        out.explanations.append(f"{key}+={value} from {text!r}")
+        remove.append(span)
 
 
 # ------------------------------------------------------------------------------- tags

@@ -97,18 +97,15 @@ def _all(where: Sequence[Selects]) -> models.Filter | None:
     return models.Filter(must=[c.qdrant for c in where]) if where else None
 
 
-class StoreCorpus:
-    """``Corpus`` over a collection in the store: every answer read there."""
+class _Weighed:
+    """What a corpus reads off its term statistics: version, size, each term's idf and ranking scale."""
 
-    def __init__(self, lexical: LexicalIndex, terms: TermStats) -> None:
-        self.lexical = lexical
-        self.index = lexical.index
+    def __init__(self, terms: TermStats) -> None:
         self.terms = terms
         self.version = terms.version
         self.size = terms.chunks
         self._idf = terms.idf()
         self._ranking = terms.ranking_scale()
-        self._memo: dict[str, Any] = {}
 
     @property
     def idf(self) -> Mapping[str, float]:
@@ -118,6 +115,16 @@ class StoreCorpus:
     def ranking(self) -> Mapping[str, float]:
         """Per term, what a BM25 query scales its count by (``TermStats.ranking_scale``)."""
         return self._ranking
+
+
+class StoreCorpus(_Weighed):
+    """``Corpus`` over a collection in the store: every answer read there."""
+
+    def __init__(self, lexical: LexicalIndex, terms: TermStats) -> None:
+        super().__init__(terms)
+        self.lexical = lexical
+        self.index = lexical.index
+        self._memo: dict[str, Any] = {}
 
     @property
     def languages(self) -> frozenset[str]:
@@ -168,7 +175,7 @@ class StoreCorpus:
         return [(dict(h.payload or {}), float(h.score)) for h in hits]
 
 
-class MergedCorpus:
+class MergedCorpus(_Weighed):
     """``Corpus`` over several collections read together (a question asked of notes and papers at
     once): each term's idf from their summed statistics, as if they were one collection; languages,
     values and counts the union; restricted when any is, so the access condition is added to every
@@ -177,20 +184,8 @@ class MergedCorpus:
     def __init__(self, parts: Sequence[StoreCorpus]) -> None:
         if len(parts) < 2:
             raise ValueError("a merged corpus reads two collections or more")
+        super().__init__(TermStats.combined([p.terms for p in parts]))
         self.parts = list(parts)
-        terms = TermStats.combined([p.terms for p in parts])
-        self.version = terms.version
-        self.size = terms.chunks
-        self._idf = terms.idf()
-        self._ranking = terms.ranking_scale()
-
-    @property
-    def idf(self) -> Mapping[str, float]:
-        return self._idf
-
-    @property
-    def ranking(self) -> Mapping[str, float]:
-        return self._ranking
 
     @property
     def languages(self) -> frozenset[str]:
