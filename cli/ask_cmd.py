@@ -91,10 +91,13 @@ class Turn:
     use_llm: bool = True
     groups: tuple[str, ...] = ()
     web: bool = False
+    #: documents given with the question (``rag ask --attach``): text, title, source
+    documents: tuple[dict[str, str], ...] = ()
 
     def graph_input(self) -> dict[str, Any]:
         return {
             "question": self.question,
+            "documents": [dict(d) for d in self.documents],
             "mode": "qa",
             "filters": dict(self.filters),
             "top_k": self.top_k,

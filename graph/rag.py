@@ -12,6 +12,8 @@
         │         └ at the cap → fallback_answer → guard_output → finish_run
         ├ metadata_search → list_documents → guard_output → finish_run
         ├ web_search → search_web → generate_answer … | fallback_answer
+        ├ given_documents → read_documents → generate_answer … | fallback_answer (documents given
+        │         with the question: their chunks ranked by rank-bm25 against it, screened)
         └ direct_answer → answer_directly → guard_output → finish_run
     mode="search" goes analyze_query → retrieve → finish_run (a query of conditions alone:
     analyze_query → list_documents → finish_run, the documents as results; several collections:
@@ -64,6 +66,7 @@ from nodes.rag import (
     guard_input,
     guard_output,
     list_documents,
+    read_documents,
     retrieve_collections,
     rewrite_query,
     route_question,
@@ -102,6 +105,7 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
         timed(list_documents.make(c)), timeout=s.vector_timeout, error_handler=list_documents.list_failed.handler(c)
     )
     b.add_node(timed(search_web.make(c)), timeout=s.web_search_timeout, error_handler=search_web.web_failed.handler(c))
+    b.add_node(timed(read_documents.make(c)))
     b.add_node(
         timed(generate_answer.make(c)),
         timeout=s.llm_timeout,
@@ -121,7 +125,8 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_conditional_edges("retrieve", routes.after_retrieval)
     b.add_conditional_edges("retrieve_collections", routes.after_retrieval)
     b.add_conditional_edges("grade_context", routes.after_context_grade)
-    b.add_conditional_edges("search_web", routes.after_web_search)
+    b.add_conditional_edges("search_web", routes.after_reading)
+    b.add_conditional_edges("read_documents", routes.after_reading)
     b.add_edge("fetch_parents", "generate_answer")
     b.add_edge("generate_answer", "check_hallucination")
     b.add_conditional_edges("check_hallucination", routes.after_hallucination_check)

@@ -45,7 +45,8 @@ def cacheable(state: RAGState, ctx: Context) -> bool:
     follow-up must not carry personal data redacted from the thread's earlier turns either."""
     text = cache_text(state)
     return (
-        _cache_allowed(state, ctx)
+        not state.get("documents")  # an answer from documents given with the question is theirs alone
+        and _cache_allowed(state, ctx)
         and bool(text)
         and (POLICY.cache_answers_with_pii or not (is_follow_up(state) and has_placeholder(text)))
     )
@@ -81,8 +82,12 @@ def after_cache(state: RAGState) -> Literal["route_question", "finish_run"]:
     return "finish_run" if state.get("cache_hit") else "route_question"
 
 
-def after_route(state: RAGState) -> Literal["rewrite_query", "list_documents", "search_web", "answer_directly"]:
+def after_route(
+    state: RAGState,
+) -> Literal["rewrite_query", "list_documents", "search_web", "answer_directly", "read_documents"]:
     route = state.get("route")
+    if route == "given_documents":
+        return "read_documents"
     if route == "metadata_search":
         return "list_documents"
     if route == "web_search":
@@ -115,7 +120,8 @@ def after_context_grade(
     return "fallback_answer"
 
 
-def after_web_search(state: RAGState) -> Literal["generate_answer", "fallback_answer"]:
+def after_reading(state: RAGState) -> Literal["generate_answer", "fallback_answer"]:
+    """Web pages or the documents given with the question: an answer from what passed the screen."""
     return "generate_answer" if state.get("passages") else "fallback_answer"
 
 
@@ -134,7 +140,7 @@ def after_answer_grade(
 ) -> Literal["guard_output", "rewrite_query", "fallback_answer"]:
     if verdict(state, "answer_verdict") is not False:
         return "guard_output"
-    if state.get("route") == "web_search":
+    if state.get("route") in ("web_search", "given_documents"):  # another phrasing reads the same texts
         return "fallback_answer"
     if int(state.get("answer_failures") or 0) <= _ctx(runtime).max_answer_rewrites:
         return "rewrite_query"

@@ -212,9 +212,22 @@ class Asker(TypedDict, total=False):
     guardrail: GuardrailVerdict
 
 
+class GivenDocument(TypedDict, total=False):
+    """A document given with the question (pasted into a chat, attached to `rag ask`): read for this
+    run only, never written to the index or the cache."""
+
+    text: str
+    title: str
+    source: str
+    """Where it came from (a file's path, a URL), as its sources name it; else "document N"."""
+
+
 class InputState(TypedDict, total=False):
     question: str
     """The user's question or search query."""
+    documents: list[GivenDocument]
+    """Q&A: documents given with the question; it is answered from them (their chunks ranked by
+    rank-bm25 against the question and screened as stored chunks are), not from the index."""
     mode: Literal["qa", "search"]
     """``qa`` answers with citations; ``search`` returns ranked chunks."""
     queries: list[str]

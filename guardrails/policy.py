@@ -40,6 +40,10 @@ class GuardrailPolicy:
     #: this is kept from generation; 0.5 is the query head's own threshold (at most 3% of benign
     #: text flagged per language): pages are written by anyone and scanned as questions are
     web_page_injection_threshold: float = 0.5
+    #: characters of the documents given with one question (pasted, attached), together: a long
+    #: paper or a short book. They are chunked and ranked in memory for that question alone, and
+    #: a run holds them in its state, so a corpus belongs in the index (`rag ingest`) instead
+    max_given_document_chars: int = 1_000_000
 
 
 POLICY = GuardrailPolicy()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
@@ -78,6 +79,13 @@ def ask(
     debug: Annotated[bool, typer.Option("--debug", help="Nodes visited with their ms, and the verdicts.")] = False,
     web: Web = False,
     groups: Groups = [],  # noqa: B006
+    attach: Annotated[
+        list[Path],
+        typer.Option(
+            "--attach",
+            help="Answer from this file instead of the index (repeat; .md .txt .html .pdf); it is not ingested.",
+        ),
+    ] = [],  # noqa: B006
 ) -> None:
     """Answer a question from the index, with numbered citations, in a conversation thread."""
     from cli import ask_cmd, search_cmd
@@ -90,7 +98,7 @@ def ask(
         vault=vault, tag=tag, date_from=date_from, date_to=date_to, source_prefix=source_prefix, lang=lang
     )
     shared = _turn(k=k, user=user, no_llm=no_llm, collection=collection, groups=groups, web=web, as_json=as_json)
-    turn = replace(shared, question=question, filters=filters, debug=debug)
+    turn = replace(shared, question=question, filters=filters, debug=debug, documents=attached(attach, as_json))
     tid = thread or ask_cmd.new_thread_id()
     streamed = stream and not as_json
     try:
@@ -98,6 +106,22 @@ def ask(
     except KeyboardInterrupt:
         fail("interrupted", as_json=as_json, code=130)
     ask_cmd.present(result, tid, turn, as_json=as_json, streamed=streamed)
+
+
+def attached(paths: list[Path], as_json: bool) -> tuple[dict[str, str], ...]:
+    """The files of ``--attach`` read as ingestion reads them, each document's text, title and path;
+    a file that cannot be read fails the command, saying why."""
+    from components.ingestion.loaders import load_file
+    from components.ingestion.loaders.source import Failure, SourceFile
+
+    out: list[dict[str, str]] = []
+    for path in paths:
+        for item in load_file(SourceFile(path, None)):
+            if isinstance(item, Failure):
+                fail(f"--attach {path}: {item.reason}", as_json=as_json, code=2)
+            else:
+                out.append({"text": item.text, "title": item.title, "source": str(path)})
+    return tuple(out)
 
 
 @app.command()

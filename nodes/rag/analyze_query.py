@@ -48,7 +48,8 @@ def make(c: Components) -> Node:
             if rules.structured:
                 found = dict(rules.filters)
                 analysis.update(explanations=list(rules.explanations), structured=True)
-        elif not searching and ctx.extract_filters and question:
+        elif not searching and ctx.extract_filters and question and not state.get("documents"):
+            # (a question asked of documents given with it reads them, not the index: no filters)
             known = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
             vaults, tags = known.vaults, known.tags
             rules = analyze_known(question, known)

@@ -13,7 +13,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from components.resilience.errors import RAGError
+from components.resilience.errors import CollectionNotFound, RAGError
 from components.retrieval.filters import SearchFilters
 from components.retrieval.policy import age_days
 from graph.context import Context
@@ -83,6 +83,18 @@ def corpus_of(c: Components, state: Mapping[str, Any]) -> Corpus:
     """The run's collections as one corpus (``Components.corpus_of``): what idf, languages and
     access are read from. It reads the store: call it off the event loop."""
     return c.corpus_of(collections_of(state))
+
+
+def term_idf(c: Components, state: Mapping[str, Any]) -> Mapping[str, float]:
+    """The idf the graders and the extractive answerer weigh a question's terms by: the run's
+    collections'. Documents given with the question need no index: with none to read, every term
+    weighs the same. It reads the store: call it off the event loop."""
+    try:
+        return corpus_of(c, state).idf
+    except CollectionNotFound:
+        if state.get("documents"):
+            return {}
+        raise
 
 
 def run_filters(c: Components, state: Filtered, ctx: Context, filters: Any = None) -> SearchFilters:

@@ -27,7 +27,7 @@ from components.text import messages
 from graph.context import Context
 from graph.state import Passage, RAGState, Source, language_of, prior_turns
 from nodes.rag import prompts
-from nodes.rag.common import collections_of, corpus_of, log_error, numbered, run_of, use_llm
+from nodes.rag.common import collections_of, log_error, numbered, run_of, term_idf, use_llm
 from nodes.rag.failures import Fallback
 from nodes.rag.rails import prompt_markers, raw_words, stream_screen
 from nodes.types import RAGNode as Node
@@ -108,13 +108,13 @@ def make(c: Components) -> Node:
                 # a timeout: the run's other LLM calls are off (run_budget), so no retry could help
                 log_error("llm", "generate_answer", state, e)
                 notes.append(messages.LLM_TIMED_OUT.format(error=e))
-        corpus = await asyncio.to_thread(corpus_of, c, state)
+        idf = await asyncio.to_thread(term_idf, c, state)
         ex = await asyncio.to_thread(
             extract_answer,
             raw_words(state, question),
             [p["text"] for p in passages],
             tokenize=c.tokenizer,
-            idf=corpus.idf,
+            idf=idf,
             language=lang,
             # the query encoder's vectors (what extraction was tuned on): the sentences' were stored
             # at ingestion (components/stores/sentences.py); the rest are embedded now and cached

@@ -23,7 +23,7 @@ from components.text.messages import NUMBERS_UNMET, pick
 from graph.context import Context
 from graph.state import AnswerVerdict, Passage, RAGState
 from nodes.rag import prompts
-from nodes.rag.common import corpus_of, count_failure, judge
+from nodes.rag.common import count_failure, judge, term_idf
 from nodes.rag.generate_answer import passages_of
 from nodes.rag.rails import raw_words
 from nodes.rag.schemas import AnswerGrade
@@ -61,7 +61,7 @@ def make(c: Components) -> Node:
                 answer,
                 embed=c.embedder.encode_queries,
                 tokenize=c.tokenizer,
-                idf=corpus_of(c, state).idf,
+                idf=term_idf(c, state),
                 calibration=c.calibration,
                 threshold=ctx.answer_threshold,
                 cited=cited_passages(state),

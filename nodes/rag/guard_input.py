@@ -64,8 +64,29 @@ def run_scope(c: Components, state: RAGState, ctx: Context) -> dict[str, Any]:
     offset = int(state.get("offset") or 0) if state.get("mode") == "search" else 0
     if offset < 0 or top_k + offset > 1000:
         raise QueryError(f"offset must be 0 or more, with top_k + offset at most 1000 (not {top_k} + {offset}).")
+    check_documents(state)
     collections = list(dict.fromkeys(ctx.collections)) or [ctx.collection or c.settings.collection]
     return {"top_k": top_k, "offset": offset, "collection": collections[0], "collections": collections}
+
+
+def check_documents(state: RAGState) -> None:
+    """Documents given with the question: Q&A only, each an object with a text, within the policy's size."""
+    given = state.get("documents") or []
+    if not given:
+        return
+    if state.get("mode") == "search":
+        raise QueryError("documents are read by Q&A (mode 'qa'); a search reads the index only.")
+    if not isinstance(given, list) or not all(isinstance(d, dict) for d in given):
+        raise QueryError('documents must be a list of objects: [{"text": "...", "title": "...", "source": "..."}].')
+    for i, d in enumerate(given, start=1):
+        if not isinstance(d.get("text"), str) or not d["text"].strip():
+            raise QueryError(f"document {i} has no text: give each document its text as a string.")
+    chars = sum(len(d["text"]) for d in given)
+    if chars > POLICY.max_given_document_chars:
+        raise QueryError(
+            f"the documents given hold {chars:,} characters, over the {POLICY.max_given_document_chars:,} one "
+            "question may read; ingest them (`rag ingest`) and ask the index instead."
+        )
 
 
 def make(c: Components) -> Node:

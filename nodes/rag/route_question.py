@@ -1,5 +1,8 @@
 """Router node: decides vector search, a listing by metadata, web search or a direct answer, and writes why.
 
+A question that came with documents (pasted into a chat, ``documents`` in the input) is answered
+from them (``given_documents``); no router is asked.
+
 A question query analysis marked ``structured`` (conditions on documents and nothing else: 「2025年に
 書いた #料理 のメモは？」) goes to the metadata route whichever router spoke; the LLM router may send
 other questions there too, when the run has filters to list by.
@@ -60,6 +63,9 @@ def make(c: Components) -> Node:
     async def route_question(state: RAGState, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         question = state.get("question") or ""
+        given = len(state.get("documents") or [])
+        if given:  # the question is about the documents that came with it: no router need guess
+            return {"route": "given_documents", "route_reason": f"rules: asked with {given} document(s)", "notes": []}
         route, reason, path = await judge(
             c,
             ctx,

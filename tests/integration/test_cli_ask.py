@@ -138,6 +138,18 @@ def test_questions_that_only_state_conditions_list_the_notes_that_meet_them(home
     )
 
 
+def test_a_file_attached_to_a_question_answers_it_and_is_not_ingested(home: Path) -> None:
+    memo = home / "memo.md"
+    memo.write_text("# Parking\n\nVisitors park on level B2; the gate code is given at reception.\n", encoding="utf-8")
+    out = json.loads(rag(home, "ask", "Where do visitors park?", "--attach", str(memo), "--json").stdout)
+    assert (out["route"], out["path"]) == ("given_documents", "extractive") and "level B2" in out["answer"]
+    assert [s["source"] for s in out["sources"]] == [str(memo)]
+    listed = rag(home, "search", "visitors park level B2", "--json", "--min-score", "0").stdout
+    assert "memo.md" not in listed  # answered from, never written to the index
+    missing = rag(home, "ask", "Where?", "--attach", str(home / "nowhere.md"), code=2)
+    assert "--attach" in missing.stderr and "nowhere.md" in missing.stderr
+
+
 def test_profile_filters_apply_to_questions_asked_as_that_user(home: Path) -> None:
     stored = json.loads(rag(home, "profile", "u1", "--vault", "life").stdout)
     assert stored["profile"] == {"filters": {"vaults": ["life"]}}

@@ -24,9 +24,12 @@ ROUTERS = [
     ("analyze_query", routes.after_analysis),
     ("check_cache", routes.after_cache),
     ("route_question", routes.after_route),
+    ("rewrite_query", routes.retrieval),
     ("retrieve", routes.after_retrieval),
+    ("retrieve_collections", routes.after_retrieval),
     ("grade_context", routes.after_context_grade),
-    ("search_web", routes.after_web_search),
+    ("search_web", routes.after_reading),
+    ("read_documents", routes.after_reading),
     ("check_hallucination", routes.after_hallucination_check),
     ("grade_answer", routes.after_answer_grade),
 ]

@@ -181,14 +181,15 @@ def test_with_web_search_on_and_available_irrelevant_context_goes_to_the_web_not
     assert routes.after_context_grade(no_provider, Runtime(context=Context(web_search=True))) == "rewrite_query"
 
 
-def test_an_unhelpful_web_answer_is_not_rewritten() -> None:
-    state = RAGState(answer_verdict=not_useful(), answer_failures=1, route="web_search")
+@pytest.mark.parametrize("route", ["web_search", "given_documents"])
+def test_an_unhelpful_answer_from_pages_or_given_documents_is_not_rewritten(route: str) -> None:
+    state = RAGState(answer_verdict=not_useful(), answer_failures=1, route=route)
     assert routes.after_answer_grade(state, Runtime(context=Context())) == "fallback_answer"
 
 
 def test_web_results_are_answered_from_and_no_results_fall_back() -> None:
-    assert routes.after_web_search(RAGState(passages=[{"n": 1, "text": "page"}])) == "generate_answer"
-    assert routes.after_web_search(RAGState(passages=[])) == "fallback_answer"
+    assert routes.after_reading(RAGState(passages=[{"n": 1, "text": "page"}])) == "generate_answer"
+    assert routes.after_reading(RAGState(passages=[])) == "fallback_answer"
 
 
 # ------------------------------------------------------------------ the other branches
@@ -251,6 +252,8 @@ def test_the_cache_answers_first_questions_and_condensed_follow_ups_without_pers
     assert routes.cacheable(state, ctx) is cached
     assert routes.after_analysis(state, Runtime(context=ctx)) == after_analysis
     assert routes.cacheable(RAGState(**{**state, "mode": "search"}), ctx) is False
+    # an answer from documents given with the question is theirs alone: never looked up, never kept
+    assert routes.cacheable(RAGState(**{**state, "documents": [{"text": "a pasted memo"}]}), ctx) is False
 
 
 def test_search_mode_goes_to_retrieval_and_ends_after_ranking() -> None:
@@ -265,6 +268,7 @@ def test_search_mode_goes_to_retrieval_and_ends_after_ranking() -> None:
         ("vector_search", "rewrite_query"),
         ("web_search", "search_web"),
         ("direct_answer", "answer_directly"),
+        ("given_documents", "read_documents"),
         (None, "rewrite_query"),
     ],
 )

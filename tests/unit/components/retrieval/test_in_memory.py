@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rank_bm25 import BM25Okapi
 
-from components.retrieval.in_memory import bm25_scores, rank
+from components.retrieval.in_memory import bm25_scores, by_words, rank
 from components.text.tokenizer import Tokenizer
 
 QUESTION = "When does the Kamogawa odori festival start?"
@@ -28,3 +28,10 @@ def test_the_page_holding_the_questions_words_moves_up_and_ties_keep_the_sources
     assert rank(QUESTION, PAGES, tok) == [0, 2, 1]
     assert rank("nothing in common here", PAGES, tok) == [0, 1, 2]
     assert rank(QUESTION, [], tok) == []
+
+
+def test_a_documents_chunks_rank_by_their_words_alone_ties_in_reading_order() -> None:
+    tok = Tokenizer()
+    # the reading order says nothing of relevance: the chunk holding the words comes first, wherever it is
+    assert by_words(QUESTION, PAGES, tok) == [2, 0, 1]
+    assert by_words("nothing in common here", PAGES, tok) == [0, 1, 2]
