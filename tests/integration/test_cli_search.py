@@ -50,6 +50,21 @@ def test_batch_contract(home: Path) -> None:
     assert lines[1]["results"][0]["doc_id"].endswith("味噌汁.md")
 
 
+def test_a_batch_ranked_several_at_a_time_writes_what_each_question_alone_gets_in_the_files_order(
+    home: Path,
+) -> None:
+    asked = ["monstera watering", "味噌汁の作り方", "BM25 k1", "京都の紅葉"]
+    queries = home / "several.jsonl"
+    queries.write_text("".join(json.dumps({"_id": f"q{i}", "text": t}) + "\n" for i, t in enumerate(asked)))
+    together = rag(home, "search", "--batch", str(queries), "-k", "5").stdout.splitlines()
+    alone = []
+    for i, text in enumerate(asked):
+        one = home / f"one{i}.jsonl"
+        one.write_text(json.dumps({"_id": f"q{i}", "text": text}) + "\n")
+        alone += rag(home, "search", "--batch", str(one), "-k", "5").stdout.splitlines()
+    assert [json.loads(x) for x in together] == [json.loads(x) for x in alone]
+
+
 def test_bad_batch_line_is_reported(home: Path) -> None:
     queries = home / "bad.jsonl"
     queries.write_text('{"text": "no id"}\n', encoding="utf-8")
