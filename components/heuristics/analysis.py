@@ -29,6 +29,7 @@ import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import pairwise
 from typing import Any
 
 from components.heuristics.dates import Span, find_periods
@@ -42,12 +43,16 @@ _TAG = re.compile(r"(?<![A-Za-z0-9_&/:.=#-])#([^\s#.,;:!?。、，．！？「�
 # "tagged rag", "tagged both retrieval and bm25", "with the tag X", "have the tags X, Y": the words after
 # the cue, of which only known tags count (and the phrase ends at the last of them)
 _TAGGED = re.compile(
-    r"\b(?:tagged(?:\s+with)?(?:\s+both)?|(?:with|having|have|has|carry|carries|carrying|bear|bears|bearing|"
-    r"labell?ed\s+with|marked\s+with)\s+(?:the\s+|a\s+)?tags?)\s+"
-    r"((?:#?[\w/-]+)(?:\s*(?:,|&|\band\b)\s*#?[\w/-]+)*)",
+    r"\b(?:tagged(?:\s+with)?(?:\s+(?:both|either))?|(?:with|having|have|has|carry|carries|carrying|bear|bears|"
+    r"bearing|labell?ed\s+with|marked\s+with)\s+(?:the\s+|a\s+|either\s+)?tags?)\s+"
+    r"((?:#?[\w/-]+)(?:\s*(?:,|&|\band\b|\bor\b)\s*#?[\w/-]+)*)",
     re.IGNORECASE,
 )
-_TAG_LIST_SEP = re.compile(r"\s*(?:,|&|\band\b)\s*", re.IGNORECASE)
+_TAG_LIST_SEP = re.compile(r"\s*(?:,|&|\band\b|\bor\b)\s*", re.IGNORECASE)
+# "tagged X or Y", "#X or #Y", 「#X または #Y」: either tag will do (``any_tags``), where "and" and
+# a plain list ask for all of them
+_ALTERNATIVE = re.compile(r"\bor\b|または|もしくは|か", re.IGNORECASE)
+_BETWEEN_ALTERNATIVES = re.compile(r"\s*(?:\bor\b|または|もしくは|か)\s*", re.IGNORECASE)
 # a tag named in quotes after the word tag: タグ「検索」, タグが「rag」, the tag "rag"
 _QUOTED_TAG = re.compile(r"(?:タグ\s*[がはの]?\s*|\btags?\s+)[「『\"'“]([^」』\"'”]+)[」』\"'”]", re.IGNORECASE)
 
@@ -171,6 +176,14 @@ _GENERIC_EN = frozenset(
         "publications",
         "et",
         "al",
+        # "notes I filed under #x", "either of", "#a or #b"
+        "filed",
+        "under",
+        "saved",
+        "kept",
+        "stored",
+        "either",
+        "or",
     ]
 )
 _GENERIC_JA = re.compile(
@@ -218,12 +231,9 @@ def analyze_query(
     out = QueryAnalysis(question=question, language=lang)
     remove: list[Span] = []
 
-    tags, tag_spans = _find_tags(q, known_tags)
-    for tag, _span, how in tags:
-        out.explanations.append(f"tags+={tag} from {how}")
-    if tags:
-        out.filters["tags"] = list(dict.fromkeys(t for t, _, _ in tags))
-        remove.extend(tag_spans)
+    tags, either = _find_tags(q, known_tags)
+    _found(out, "tags", tags, remove)
+    _found(out, "any_tags", either, remove)
 
     authors = _find_authors(q, known_authors)
     _found(out, "authors", authors, remove)
@@ -288,10 +298,20 @@ def _trim_japanese_tag(tag: str) -> str:
     return out or tag
 
 
-def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, str]], list[Span]]:
+def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, str]], list[tuple[str, Span, str]]]:
+    """Tags the question names: those all of which it asks for, and those either of which will do."""
     known_map = {k.lstrip("#").lower(): k.lstrip("#") for k in known}
     found: list[tuple[str, Span, str]] = []
-    for m in _TAG.finditer(q):
+    either: list[tuple[str, Span, str]] = []
+    marks = list(_TAG.finditer(q))
+    # "#a or #b": a hashtag and the next with only "or" between them are alternatives
+    paired = {
+        i
+        for n, (a, b) in enumerate(pairwise(marks))
+        if _BETWEEN_ALTERNATIVES.fullmatch(q[a.end() : b.start()])
+        for i in (n, n + 1)
+    }
+    for n, m in enumerate(marks):
         raw = m.group(1).rstrip("/-_")
         if not raw or raw.isdigit():
             continue
@@ -302,11 +322,11 @@ def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, st
             tag = raw[: len(prefix)] if prefix and has_japanese(raw) else _trim_japanese_tag(raw)
         tag = known_map.get(tag.lower(), tag)
         end = m.start(1) + len(tag)
-        found.append((tag, Span(m.start(), end), f"'#{tag}'"))
+        (either if n in paired else found).append((tag, Span(m.start(), end), f"#{tag}"))
     for m in _QUOTED_TAG.finditer(q):
         name = m.group(1).strip().lstrip("#")
         if name.lower() in known_map:
-            found.append((known_map[name.lower()], Span(m.start(), m.end()), f"{m.group(0)!r}"))
+            found.append((known_map[name.lower()], Span(m.start(), m.end()), m.group(0)))
     for m in _TAGGED.finditer(q):
         words = _TAG_LIST_SEP.split(m.group(1))
         known_words = [w.lstrip("#") for w in words if w.lstrip("#").lower() in known_map]
@@ -315,9 +335,10 @@ def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, st
         # the phrase runs to the last known tag: what follows it is the question's own words
         last = known_words[-1]
         end = m.start(1) + m.group(1).lower().rfind(last.lower()) + len(last)
+        into = either if _ALTERNATIVE.search(q[m.start(1) : end]) else found
         for word in known_words:
-            found.append((known_map[word.lower()], Span(m.start(), end), f"{q[m.start() : end]!r}"))
-    return found, [s for _, s, _ in found]
+            into.append((known_map[word.lower()], Span(m.start(), end), q[m.start() : end]))
+    return found, either
 
 
 # ------------------------------------------------------------------------------- authors

@@ -6,12 +6,13 @@ evaluates the filter, and the predicate states the semantics below in Python (th
 the store's answers to it). Each condition has a human label, so an empty result can name the
 condition responsible.
 
-Semantics: ``vaults`` any of; ``tags`` all of; ``created_from``/``created_to`` inclusive on the
-created date; ``source`` exact, ``source_prefix`` a path or URL prefix; ``section`` any heading
-of the chunk's section path; ``language``; ``doc_ids`` any of; ``chunk_types`` any of; ``where``
-free conditions on any payload field: ``eq`` (a list field matches when any element equals), ``in`` (any of),
-``contains`` (case-sensitive substring of a text field, or of any element of a list field) and
-``range`` (``gte``/``lte``/``gt``/``lt``; numbers, or ISO dates on date fields).
+Semantics: ``vaults`` any of; ``tags`` all of; ``any_tags`` at least one of;
+``created_from``/``created_to`` inclusive on the created date; ``source`` exact, ``source_prefix``
+a path or URL prefix; ``section`` any heading of the chunk's section path; ``language``;
+``doc_ids`` any of; ``chunk_types`` any of; ``where`` free conditions on any payload field: ``eq``
+(a list field matches when any element equals), ``in`` (any of), ``contains`` (case-sensitive
+substring of a text field, or of any element of a list field) and ``range``
+(``gte``/``lte``/``gt``/``lt``; numbers, or ISO dates on date fields).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class SearchFilters(BaseModel):
     _access: tuple[str, ...] | None = PrivateAttr(default=None)
     vaults: list[str] | None = Field(default=None, description="Any of these vaults.")
     tags: list[str] | None = Field(default=None, description="All of these tags.")
+    any_tags: list[str] | None = Field(default=None, description='At least one of these tags ("tagged X or Y").')
     authors: list[str] | None = Field(
         default=None, description="Any of these authors, as a paper's metadata.authors writes them."
     )
@@ -96,7 +98,7 @@ class SearchFilters(BaseModel):
     )
     where: list[FieldFilter] = Field(default_factory=list, description="Conditions on any payload field.")
 
-    @field_validator("tags", "vaults", "authors", "doc_ids", "chunk_types")
+    @field_validator("tags", "any_tags", "vaults", "authors", "doc_ids", "chunk_types")
     @classmethod
     def _no_blank(cls, v: list[str] | None) -> list[str] | None:
         if v is not None:
@@ -203,6 +205,8 @@ def _conditions(f: SearchFilters) -> list[Condition]:
     if f.vaults:
         out.append(_any_of("vault", list(f.vaults), f"vault in {f.vaults}"))
     out.extend(_any_of("tags", [tag], f"tag {tag!r}") for tag in f.tags or [])
+    if f.any_tags:
+        out.append(_any_of("tags", list(f.any_tags), f"tag in {f.any_tags}"))
     if f.authors:
         out.append(_any_of(AUTHORS_KEY, list(f.authors), f"author in {f.authors}"))
     if f.created_from or f.created_to:

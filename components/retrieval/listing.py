@@ -105,6 +105,8 @@ def conditions(filters: SearchFilters, labels: Mapping[str, str]) -> list[str]:
     out: list[str] = []
     if filters.tags:
         out.append(labels["tags"].format(values=", ".join(f"#{t}" for t in filters.tags)))
+    if filters.any_tags:
+        out.append(labels["tags"].format(values=labels["or"].join(f"#{t}" for t in filters.any_tags)))
     if filters.vaults:
         out.append(labels["vaults"].format(values=", ".join(filters.vaults)))
     if filters.authors:
@@ -118,7 +120,14 @@ def conditions(filters: SearchFilters, labels: Mapping[str, str]) -> list[str]:
         out.append(labels["created_to"].format(end=_iso(hi)))
     # whatever else the caller set (a source prefix, a `where`), as the filters word it; never the access scope
     rest = filters.without_access().model_copy(
-        update={"tags": None, "vaults": None, "authors": None, "created_from": None, "created_to": None}
+        update={
+            "tags": None,
+            "any_tags": None,
+            "vaults": None,
+            "authors": None,
+            "created_from": None,
+            "created_to": None,
+        }
     )
     out.extend(c.label for c in rest.conditions())
     return out

@@ -102,6 +102,7 @@ LISTED_CONDITIONS = {
         "created_from": "作成日 {start} 以降",
         "created_to": "作成日 {end} 以前",
         "join": "、",
+        "or": " または ",
     },
     "en": {
         "tags": "tags {values}",
@@ -111,6 +112,7 @@ LISTED_CONDITIONS = {
         "created_from": "created on or after {start}",
         "created_to": "created on or before {end}",
         "join": "; ",
+        "or": " or ",
     },
 }
 """How a listing words the conditions it applied, per language."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -26,6 +27,7 @@ from graph.context import Context
 from graph.profiles import read_profile
 from graph.state import RAGState
 from nodes.rag.common import ask_llm, collections_of, log_error
+from nodes.rag.rails import placeholders, raw_words
 from nodes.rag.schemas import ExtractedFilters
 from nodes.types import RAGNode as Node
 
@@ -44,7 +46,7 @@ def make(c: Components) -> Node:
             # search takes its query as given, unless the query is nothing but conditions
             # ("#料理 2025"): then it lists the documents that meet them (the metadata route)
             known = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
-            rules = analyze_known(question, known)
+            rules = rules_of(state, question, known)
             if rules.structured:
                 found = dict(rules.filters)
                 analysis.update(explanations=list(rules.explanations), structured=True)
@@ -52,7 +54,7 @@ def make(c: Components) -> Node:
             # (a question asked of documents given with it reads them, not the index: no filters)
             known = await asyncio.to_thread(c.known_values_of, collections_of(state), ctx.access_groups)
             vaults, tags = known.vaults, known.tags
-            rules = analyze_known(question, known)
+            rules = rules_of(state, question, known)
             found = dict(rules.filters)
             analysis.update(explanations=list(rules.explanations), structured=rules.structured)
             if rules.filters:  # the topic left once the words that only stated filters are cut
@@ -101,6 +103,33 @@ def could_list(question: str) -> bool:
     user's notes): only then is it analysed, so a plain search pays nothing for the metadata route."""
     lowered = f" {question.lower()} "
     return bool(question) and ("#" in question or "tagged" in lowered or " by " in lowered or about_the_user(question))
+
+
+def rules_of(state: RAGState, question: str, known: Known) -> QueryAnalysis:
+    """The rule-based analysis of the run's question.
+
+    The input rail may have redacted a name that is a condition on documents ("papers written by
+    Danqi Chen" reads "… by <PERSON>"). When the question's own words (``raw_words``) read as
+    conditions alone, their filters stand, but an author the redacted question does not show is
+    kept as its placeholder (``run_filters`` reads the name back where the store is read), and the
+    explanations are the redacted question's: no redacted word reaches the state (decision 0012).
+    Otherwise the redacted reading stands.
+    """
+    rules = analyze_known(question, known)
+    own = raw_words(state, question)
+    if own == question or rules.structured:
+        return rules
+    unredacted = analyze_known(own, known)
+    if not unredacted.structured:
+        return rules
+    filters = dict(unredacted.filters)
+    visible = rules.filters.get("authors") or []
+    hidden = [a for a in filters.get("authors") or [] if a not in visible]
+    marks = placeholders(question)
+    if hidden:  # the state keeps the placeholder; run_filters reads the name back (named_authors)
+        filters["authors"] = [*visible, *marks]
+    said = [f"authors+={m} from the question's own words" for m in marks] if hidden else []
+    return replace(rules, filters=filters, explanations=[*rules.explanations, *said], structured=True)
 
 
 def analyze_known(question: str, known: Known) -> QueryAnalysis:

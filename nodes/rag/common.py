@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
-from typing_extensions import TypedDict
 
+from components.heuristics.analysis import analyze_query as analyze_rules
 from components.resilience.errors import CollectionNotFound, RAGError
 from components.retrieval.filters import SearchFilters
 from components.retrieval.policy import age_days
 from graph.context import Context
 from graph.state import Asker, RAGState
+from nodes.rag.rails import is_placeholder, raw_words
 
 if TYPE_CHECKING:
     from components.factory import Components
@@ -67,11 +68,12 @@ def depth(state: Mapping[str, Any]) -> int:
     return int(state["top_k"]) + int(state.get("offset") or 0)
 
 
-class Filtered(TypedDict, total=False):
+class Filtered(Asker, total=False):
     """What ``run_filters`` reads of a state (the query graph's or a retrieval's)."""
 
     search_filters: dict[str, Any]
     collection: str
+    question: str
 
 
 def collections_of(state: Mapping[str, Any]) -> list[str]:
@@ -106,12 +108,32 @@ def run_filters(c: Components, state: Filtered, ctx: Context, filters: Any = Non
     pass over every payload (20 ms a query at 4k chunks), so it is added only when one exists;
     if that cannot be told (the store is down), it is added.
     """
-    parsed = SearchFilters.parse(state.get("search_filters") if filters is None else filters)
+    parsed = named_authors(
+        c, state, ctx, SearchFilters.parse(state.get("search_filters") if filters is None else filters)
+    )
     try:
         restricted = corpus_of(c, state).restricted
     except Exception:  # the store unreadable (down, a corrupt cache): the safe answer is "restricted"
         restricted = True
     return parsed.within(ctx.access_groups) if restricted else parsed
+
+
+def named_authors(c: Components, state: Filtered, ctx: Context, parsed: SearchFilters) -> SearchFilters:
+    """``parsed`` with the authors a redacted question named read back from its own words.
+
+    The input rail redacts a name ("papers by <PERSON>"); ``analyze_query`` keeps the placeholder
+    in the run's filters, which the thread's checkpoint stores (decision 0012), and here, where the
+    store is read and nothing is kept, the question's words (``raw_words``) are read again for the
+    authors the collections hold. Once the process has forgotten them (a thread resumed later) the
+    placeholder matches no document.
+    """
+    if not parsed.authors or not any(is_placeholder(a) for a in parsed.authors):
+        return parsed
+    own = raw_words(state, str(state.get("question") or ""))
+    known = c.known_values_of(collections_of(state), ctx.access_groups)
+    found = analyze_rules(own, known_authors=known.authors).filters.get("authors") or []
+    named = [a for a in parsed.authors if not is_placeholder(a)]
+    return parsed.model_copy(update={"authors": list(dict.fromkeys([*named, *found])) or parsed.authors})
 
 
 def use_llm(c: Components, ctx: Context, role: Role, override: str = "", *, state: RAGState | None = None) -> bool:

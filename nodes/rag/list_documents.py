@@ -23,6 +23,7 @@ from langgraph.runtime import Runtime
 
 from components.factory import Components
 from components.resilience.errors import LLMUnavailable
+from components.retrieval.filters import SearchFilters
 from components.retrieval.listing import LIST_FIELDS, ListedDocument, conditions, documents_of, order
 from components.retrieval.results import group_by_document
 from components.text import messages
@@ -63,7 +64,9 @@ def make(c: Components) -> Node:
         language = language_of(state)
         shown = ordered[:MAX_LISTED]
         lines = [_line(n, d) for n, d in enumerate(shown, start=1)]
-        answer = "\n".join([_head(len(ordered), conditions_text(filters, language), sort, language), *lines])
+        # the conditions as the run holds them: a redacted author stays its placeholder in the answer
+        asked = SearchFilters.parse(state.get("search_filters"))
+        answer = "\n".join([_head(len(ordered), conditions_text(asked, language), sort, language), *lines])
         if len(ordered) > len(shown):
             more = messages.pick(messages.LISTED_MORE, language)
             answer += "\n" + more.format(more=len(ordered) - len(shown), shown=len(shown))

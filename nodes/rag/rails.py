@@ -155,6 +155,16 @@ def for_retrieval(state: Asker, queries: Sequence[str]) -> list[str]:
     return [RAW_QUESTIONS.restore(request_id, q) for q in queries]
 
 
+def placeholders(text: str) -> list[str]:
+    """The redaction placeholders in ``text`` (``<PERSON>``, ...), each once, in order."""
+    return list(dict.fromkeys(_PLACEHOLDER.findall(text)))
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether ``value`` is a redaction placeholder (a filter value standing for redacted words)."""
+    return bool(_PLACEHOLDER.fullmatch(value))
+
+
 def raw_words(state: Asker, text: str) -> str:
     """``text`` as the models inside this process read it: a redacted question's words restored.
 

@@ -136,6 +136,13 @@ def test_questions_that_only_state_conditions_list_the_notes_that_meet_them(home
         .splitlines()[1]
         .startswith("1. Dense Passage Retrieval · Vladimir Karpukhin, Barlas Oğuz, Sewon Min et al.")
     )
+    # the input rail redacts the name ("… by <PERSON>"); as an author the vault holds, it still lists
+    chen = json.loads(rag(home, "ask", "Show me papers written by Danqi Chen", "--json").stdout)
+    assert (chen["route"], chen["path"]) == ("metadata_search", "metadata")
+    assert chen["answer"].splitlines()[:1] == ["One document matches by <PERSON>."]  # the answer keeps it too
+    assert chen["answer"].splitlines()[1].startswith("1. Dense Passage Retrieval · ")
+    asked = thread_messages(home, chen["thread_id"])[0].content
+    assert "Danqi" not in asked and "<PERSON>" in asked  # the thread keeps the redacted question
 
 
 def test_a_file_attached_to_a_question_answers_it_and_is_not_ingested(home: Path) -> None:

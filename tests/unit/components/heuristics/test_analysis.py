@@ -69,6 +69,12 @@ def run(q: str) -> dict:  # type: ignore[type-arg]
         ("タグ「料理」のメモ", {"tags": ["料理"]}),
         ("research notes about BM25", {"vaults": ["research"]}),
         ("life のメモ", {"vaults": ["life"]}),
+        # either tag will do: "or" between them, in words or between hashtags
+        ("list everything tagged cooking or hybrid-search", {"any_tags": ["cooking", "hybrid-search"]}),
+        ("notes tagged either rag or cooking", {"any_tags": ["rag", "cooking"]}),
+        ("#rag or #cooking notes", {"any_tags": ["rag", "cooking"]}),
+        ("#料理 または #cooking のメモ", {"any_tags": ["料理", "cooking"]}),
+        ("Show me the notes I filed under #recipes", {"tags": ["recipes"]}),
     ],
 )
 def test_stated_filters_are_extracted(question: str, expected: dict) -> None:  # type: ignore[type-arg]
@@ -120,6 +126,8 @@ def test_metadata_listings_are_structured_and_topical_questions_are_not() -> Non
     assert run("Which notes have the tag rag?")["structured"] is True
     assert run("#rag タグが付いたノートを一覧にして")["structured"] is True
     assert run("#料理 と #cooking の両方が付いたメモ")["structured"] is True
+    assert run("list everything tagged cooking or hybrid-search")["structured"] is True
+    assert run("Show me the notes I filed under #recipes")["structured"] is True
     # a topic beside the conditions keeps the question on vector search, the filters applied
     assert run("Which notes are tagged rag and what do they say about chunking?")["structured"] is False
     assert run("What did I write about karaage in 2024?")["structured"] is False

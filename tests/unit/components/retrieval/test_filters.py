@@ -165,6 +165,8 @@ def test_all_given_filters_must_hold() -> None:
         ({"tags": ["料理", "和食"]}, ["miso"]),  # all of the tags, not any
         ({"tags": ["#料理"]}, ["curry", "miso"]),
         ({"tags": ["料"]}, []),  # a tag is matched whole
+        ({"any_tags": ["和食", "rag"]}, ["miso", "rrf"]),  # any of them ("tagged X or Y")
+        ({"any_tags": ["#料理", "gone"]}, ["curry", "miso"]),
         # both ends of a date range are whole days, inclusive; notes without a date never match
         ({"created_from": "2024-01-01", "created_to": "2024-12-31"}, ["miso", "rrf"]),
         ({"created_from": "2024-02-11", "created_to": "2024-02-11"}, ["miso"]),
@@ -260,7 +262,7 @@ def test_a_malformed_filter_is_refused_with_a_message_naming_the_problem(raw: di
     assert text.startswith("Invalid filters: ")
     assert message in text
     allowed = (
-        "vaults, tags, authors, created_from, created_to, source, source_prefix, section, language, doc_ids, "
+        "vaults, tags, any_tags, authors, created_from, created_to, source, source_prefix, section, language, doc_ids, "
         "chunk_types, where"
     )
     assert text.endswith(f"Allowed keys: {allowed}.")
