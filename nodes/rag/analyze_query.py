@@ -110,25 +110,26 @@ def rules_of(state: RAGState, question: str, known: Known) -> QueryAnalysis:
 
     The input rail may have redacted a name that is a condition on documents ("papers written by
     Danqi Chen" reads "… by <PERSON>"). When the question's own words (``raw_words``) read as
-    conditions alone, their filters stand, but an author the redacted question does not show is
-    kept as its placeholder (``run_filters`` reads the name back where the store is read), and the
-    explanations are the redacted question's: no redacted word reaches the state (decision 0012).
-    Otherwise the redacted reading stands.
+    conditions alone and the only condition the redaction hid is an author the collections hold,
+    that author is kept as its placeholder (``run_filters`` reads the name back where the store is
+    read), beside the redacted reading's other filters and explanations: no redacted word reaches
+    the state (decision 0012). Otherwise the redacted reading stands.
     """
     rules = analyze_known(question, known)
     own = raw_words(state, question)
     if own == question or rules.structured:
         return rules
     unredacted = analyze_known(own, known)
-    if not unredacted.structured:
-        return rules
-    filters = dict(unredacted.filters)
     visible = rules.filters.get("authors") or []
-    hidden = [a for a in filters.get("authors") or [] if a not in visible]
+    hidden = [a for a in unredacted.filters.get("authors") or [] if a not in visible]
+    others = {k: v for k, v in unredacted.filters.items() if k != "authors"}
+    # only an author may be what the redaction hid; anything else and the redacted reading stands
+    if not (unredacted.structured and hidden and others == {k: v for k, v in rules.filters.items() if k != "authors"}):
+        return rules
+    # the state keeps the placeholder; run_filters reads the name back (named_authors)
     marks = placeholders(question)
-    if hidden:  # the state keeps the placeholder; run_filters reads the name back (named_authors)
-        filters["authors"] = [*visible, *marks]
-    said = [f"authors+={m} from the question's own words" for m in marks] if hidden else []
+    filters = {**rules.filters, "authors": [*visible, *marks]}
+    said = [f"authors+={m} from the question's own words" for m in marks]
     return replace(rules, filters=filters, explanations=[*rules.explanations, *said], structured=True)
 
 
