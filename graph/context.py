@@ -78,12 +78,13 @@ class Context:
     )
     rerank_candidates: int = field(default=30, metadata={"description": "Fused candidates the cross-encoder rescores."})
     freshness_boost: float = field(
-        default=0.0,
+        default=0.1,
         metadata={
             "description": "Ranking: a dated document's chunks (note 'created', a record's year) gain at most "
-            "this share of the candidates' score spread, halving every freshness_half_life_days; 0 (the "
-            "default) turns it off; 0.1 lets a revision overtake its near-equal original. It moves near-ties "
-            "only; the scores shown are unchanged. Undated collections rank as without it."
+            "this share of the candidates' score spread, weighed by their own probability of relevance and "
+            "halving every freshness_half_life_days; 0.1 (the default) lets a revision overtake its near-equal "
+            "original; 0 turns it off. It moves near-ties only; the scores shown are unchanged. Undated "
+            "collections rank as without it."
         },
     )
     freshness_half_life_days: float = field(

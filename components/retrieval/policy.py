@@ -22,7 +22,7 @@ Each factor reads the candidates' payloads and the run's knobs (Context fields `
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -149,10 +149,20 @@ def _moved(
 
 
 def freshen(
-    candidates: Sequence[HitRecord], *, boost: float, half_life_days: float, today: date
+    candidates: Sequence[HitRecord],
+    *,
+    boost: float,
+    half_life_days: float,
+    today: date,
+    relevance: Callable[[Sequence[HitRecord]], Sequence[float]] | None = None,
 ) -> tuple[list[HitRecord], list[Adjustment]]:
     """The candidates re-ordered with each dated one's bounded freshness boost added to its score.
 
+    ``relevance`` gives each candidate's own p(relevant) (``components/heuristics/relevance.py``),
+    asked only when a candidate is dated: the boost is weighed by it, so a newer document the
+    question is not about gains nothing. Fusion gives the top of each phrasing's list the same
+    score, so a question and its translation can tie the note that answers with one that names its
+    subject in passing; unweighed, the boost handed such ties to the newer note.
     Returns new records (the state's stay as the rank step got them) and the adjustments made;
     the input order and scores unchanged when nothing is dated or the boost is off."""
     if boost <= 0 or half_life_days <= 0 or len(candidates) < 2:
@@ -162,7 +172,10 @@ def freshen(
     if spread <= 0:
         return list(candidates), []
     ages = {i: a for i, h in enumerate(candidates) if (a := age_days(h["payload"], today)) is not None}
-    adds = {i: boost * spread * 0.5 ** (a / half_life_days) for i, a in ages.items()}
+    if not ages:
+        return list(candidates), []
+    weight = list(relevance(candidates)) if relevance is not None else [1.0] * len(candidates)
+    adds = {i: boost * spread * weight[i] * 0.5 ** (a / half_life_days) for i, a in ages.items()}
     return _moved(candidates, adds, "freshness", ages)
 
 

@@ -46,8 +46,19 @@ def shape_results(
     searching = state.get("mode") == "search"
     offset = int(state.get("offset") or 0) if searching else 0
     notes: list[str] = []
+    question = state.get("question") or ""
+    phrasings = [raw_words(state, q) for q in [question, *(state.get("queries") or [])]]
+
+    def own_relevance(hits: Sequence[HitRecord]) -> list[float]:
+        rows = [hit_to_result(0, h["payload"], h["score"], retriever_scores=h.get("scores") or {}) for h in hits]
+        return relevance_of(c, state["collection"], phrasings, rows)[1]
+
     candidates, adjusted = freshen(
-        candidates, boost=ctx.freshness_boost, half_life_days=ctx.freshness_half_life_days, today=date.today()
+        candidates,
+        boost=ctx.freshness_boost,
+        half_life_days=ctx.freshness_half_life_days,
+        today=date.today(),
+        relevance=own_relevance if question else None,
     )
     if not searching and verdicts:
         candidates, moved = by_feedback(candidates, verdicts, boost=ctx.feedback_boost)
@@ -68,11 +79,9 @@ def shape_results(
     ]
     if not by_document:  # a page: ranks go on from offset + 1
         results = results[offset:]
-    question = state.get("question") or ""
     spent = dict(timings)
     if question and results:
         t0 = time.perf_counter()
-        phrasings = [raw_words(state, q) for q in [question, *(state.get("queries") or [])]]
         results = calibrated(c, state["collection"], phrasings, results)
         spent["relevance"] = (time.perf_counter() - t0) * 1000
         if searching:
@@ -169,13 +178,7 @@ def calibrated(
     moves to ``retriever_scores`` as ``ranker``, beside the result's own p(relevant) as ``relevance``
     and the share of the question's terms it holds as ``coverage`` (with ``dense``, the cosine:
     what the relevance model read, and what ``evals.calibrate_nonllm`` fits it on)."""
-    try:
-        idf: Mapping[str, float] | None = c.corpus(collection).idf
-    except Exception as e:  # BM25 unreadable: every term weighs the same, scores stay 0..1
-        log.warning("scoring relevance without term weights: %s", e)
-        idf = None
-    covered = coverages(phrasings, results, tokenize=c.tokenizer, idf=idf)
-    own = relevance(phrasings, results, tokenize=c.tokenizer, idf=idf, calibration=c.calibration, covered=covered)
+    covered, own = relevance_of(c, collection, phrasings, results)
     return [
         {
             **r,
@@ -189,6 +192,21 @@ def calibrated(
         }
         for r, p, s, cov in zip(results, own, along_ranking(own), covered, strict=True)
     ]
+
+
+def relevance_of(
+    c: Components, collection: str, phrasings: list[str], rows: Sequence[Mapping[str, Any]]
+) -> tuple[list[float], list[float]]:
+    """Each ``hit_to_result``-shaped row's coverage of the question's terms and its own p(relevant),
+    the question's terms weighed by the collection's idf."""
+    try:
+        idf: Mapping[str, float] | None = c.corpus(collection).idf
+    except Exception as e:  # BM25 unreadable: every term weighs the same, scores stay 0..1
+        log.warning("scoring relevance without term weights: %s", e)
+        idf = None
+    covered = coverages(phrasings, rows, tokenize=c.tokenizer, idf=idf)
+    own = relevance(phrasings, rows, tokenize=c.tokenizer, idf=idf, calibration=c.calibration, covered=covered)
+    return covered, own
 
 
 def above_minimum(

@@ -63,8 +63,8 @@ def search(c: Components, **context: Any) -> list[dict[str, Any]]:
 
 
 def test_the_newer_revision_wins_the_near_tie_and_search_shows_each_age(dated: Components) -> None:
-    assert [d["title"] for d in search(dated)][:2] == ["Cat food", "Cat food (revised)"]  # off by default
-    fresh = search(dated, freshness_boost=0.1)
+    assert [d["title"] for d in search(dated, freshness_boost=0.0)][:2] == ["Cat food", "Cat food (revised)"]
+    fresh = search(dated)  # on by default
     assert [d["title"] for d in fresh][:2] == ["Cat food (revised)", "Cat food"]
     ages = {d["title"]: d["chunks"][0]["age_days"] for d in fresh}
     assert ages["Cat food"] == (date.today() - date(2024, 3, 1)).days

@@ -38,6 +38,25 @@ def test_freshness_breaks_near_ties_toward_the_newer_note_and_never_a_clear_lead
     assert old["score"] == 0.80, "the state's records are not changed"
 
 
+def test_a_newer_document_the_question_is_not_about_gains_nothing_from_a_tie() -> None:
+    # fusion gives the top of each phrasing's list the same score: the answer and a newer note
+    # that names its subject in passing tie; weighed by their own relevance, the answer stays first
+    answer, passing = hit("answer", 1.0, "2024-06-01"), hit("in passing", 1.0, "2026-01-02")
+    own = {"answer": 0.95, "in passing": 0.02, "other": 0.5}
+    ranked, made = freshen(
+        [answer, passing, hit("other", 0.4, "2025-01-01")],
+        boost=0.1,
+        half_life_days=365,
+        today=TODAY,
+        relevance=lambda hits: [own[h["point_id"]] for h in hits],
+    )
+    assert [h["point_id"] for h in ranked][:2] == ["answer", "in passing"]
+    boosts = {m.chunk_id: m.boost for m in made}
+    assert boosts["answer"] > boosts["in passing"], "the older answer gains more than the newer note in passing"
+    unweighed, _ = freshen([answer, passing, hit("other", 0.4)], boost=0.1, half_life_days=365, today=TODAY)
+    assert unweighed[0]["point_id"] == "in passing", "without the weight the newer note took the tie"
+
+
 def test_an_undated_collection_ranks_exactly_as_without_the_policy() -> None:
     undated = [hit("a", 0.5), hit("b", 0.7), hit("c", 0.5)]
     ranked, made = freshen(undated, boost=0.05, half_life_days=365, today=TODAY)
