@@ -70,8 +70,9 @@ def test_without_a_cross_encoder_the_fused_order_is_ranked_and_debug_says_why(no
 def test_a_cross_encoder_orders_the_results_by_its_scores(cross_encoder: tuple[Components, list[str]]) -> None:
     c, asked = cross_encoder
     state = fused(c, MONSTERA, debug=True)
-    # min_score 0: the calibrated scores along the stand-in's order say nothing; every result is listed
-    out = run(rerank_results.make(c), state, Context(min_score=0.0))
+    # min_score 0: the calibrated scores along the stand-in's order say nothing; every result is listed;
+    # no freshness boost (the notes are dated): the cross-encoder's own scores and order
+    out = run(rerank_results.make(c), state, Context(min_score=0.0, freshness_boost=0.0))
     first = out["results"][0]
     assert first["section_hierarchy"][-1] == "Feeding and repotting" and "fertiliser" in first["text"]
     assert first["retriever_scores"]["rerank"] == first["retriever_scores"]["ranker"] == 0.9
