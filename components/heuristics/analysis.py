@@ -50,8 +50,7 @@ _TAGGED = re.compile(
 )
 _TAG_LIST_SEP = re.compile(r"\s*(?:,|&|\band\b|\bor\b)\s*", re.IGNORECASE)
 # "tagged X or Y", "#X or #Y", 「#X または #Y」: either tag will do (``any_tags``), where "and" and
-# a plain list ask for all of them
-_ALTERNATIVE = re.compile(r"\bor\b|または|もしくは|か", re.IGNORECASE)
+# a plain list ask for all of them; what may stand between two tags that are alternatives
 _BETWEEN_ALTERNATIVES = re.compile(r"\s*(?:\bor\b|または|もしくは|か)\s*", re.IGNORECASE)
 # a tag named in quotes after the word tag: タグ「検索」, タグが「rag」, the tag "rag"
 _QUOTED_TAG = re.compile(r"(?:タグ\s*[がはの]?\s*|\btags?\s+)[「『\"'“]([^」』\"'”]+)[」』\"'”]", re.IGNORECASE)
@@ -335,7 +334,9 @@ def _find_tags(q: str, known: Collection[str]) -> tuple[list[tuple[str, Span, st
         # the phrase runs to the last known tag: what follows it is the question's own words
         last = known_words[-1]
         end = m.start(1) + m.group(1).lower().rfind(last.lower()) + len(last)
-        into = either if _ALTERNATIVE.search(q[m.start(1) : end]) else found
+        # the separators between the listed words, not the words (a tag may hold か or "or")
+        seps = _TAG_LIST_SEP.findall(q[m.start(1) : end])
+        into = either if any(_BETWEEN_ALTERNATIVES.fullmatch(sep) for sep in seps) else found
         for word in known_words:
             into.append((known_map[word.lower()], Span(m.start(), end), q[m.start() : end]))
     return found, either

@@ -162,7 +162,7 @@ def freshen(
     asked only when a candidate is dated: the boost is weighed by it, so a newer document the
     question is not about gains nothing. Fusion gives the top of each phrasing's list the same
     score, so a question and its translation can tie the note that answers with one that names its
-    subject in passing; unweighed, the boost handed such ties to the newer note.
+    subject in passing; unweighed, the boost would hand such ties to the newer note.
     Returns new records (the state's stay as the rank step got them) and the adjustments made;
     the input order and scores unchanged when nothing is dated or the boost is off."""
     if boost <= 0 or half_life_days <= 0 or len(candidates) < 2:

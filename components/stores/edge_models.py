@@ -170,7 +170,7 @@ def _iso(v: Any) -> str | None:
     return str(v)
 
 
-# ---------------------------------------------------------------------- back into qdrant-client's
+# ---------------------------------------------------------------------- back to the callers
 @dataclass(frozen=True, slots=True)
 class EdgePoint:
     """A point Edge read, with the attributes of qdrant-client's ``Record`` and ``ScoredPoint`` that

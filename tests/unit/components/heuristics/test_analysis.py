@@ -133,6 +133,13 @@ def test_metadata_listings_are_structured_and_topical_questions_are_not() -> Non
     assert run("What did I write about karaage in 2024?")["structured"] is False
 
 
+def test_a_tag_that_holds_the_words_of_or_is_not_read_as_either() -> None:
+    tags = ["かき氷", "夏", "color"]
+    assert analyze_query("notes tagged かき氷 and 夏", known_tags=tags).filters == {"tags": ["かき氷", "夏"]}
+    assert analyze_query("notes tagged color and 夏", known_tags=tags).filters == {"tags": ["color", "夏"]}
+    assert analyze_query("notes tagged かき氷 or 夏", known_tags=tags).filters == {"any_tags": ["かき氷", "夏"]}
+
+
 def test_language_follows_the_question() -> None:
     assert run("味噌汁の作り方")["language"] == "ja"
     assert run("How do I water the monstera?")["language"] == "en"
