@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from guardrails.cues import CUE_NAMES, cue_matrix
 from guardrails.injection import CHAR_FEATURES, char_ngrams, clauses, read_pieces
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,8 @@ class Options:
     #: a threshold per language, the language read off each line's highest window as its nearest
     #: center (needs ``center_languages``), each the lowest keeping ``max_fpr`` of that language's benign lines
     language_thresholds: bool = False
+    cues: bool = False  #: the cue families of ``guardrails.cues`` beside the e5 vector
+    cue_weight: float = 1.0  #: scale of the cue block (0/1 features) against the unit-norm e5 vector
 
 
 @dataclass
@@ -96,17 +99,21 @@ class Design:
     chars: sparse.csr_matrix | None
     n_rows: int
     lang: np.ndarray  #: language bucket of each item's row
+    cues: np.ndarray | None = None  #: the cue families of each item's text (already scaled)
 
     def matrix(
         self, items: np.ndarray, weight: float, centers: dict[str, np.ndarray] | None = None
     ) -> sparse.csr_matrix:
+        """Columns: the e5 vector (less its language center), the cues, the n-grams (scaled by ``weight``)."""
         e5 = self.e5[items]
         if centers is not None:
             e5 = e5 - nearest_center(e5, centers)
-        dense = sparse.csr_matrix(e5)
-        if self.chars is None:
-            return dense
-        return sparse.hstack([dense, self.chars[items] * weight], format="csr")
+        blocks = [sparse.csr_matrix(e5)]
+        if self.cues is not None:
+            blocks.append(sparse.csr_matrix(self.cues[items]))
+        if self.chars is not None:
+            blocks.append(self.chars[items] * weight)
+        return blocks[0] if len(blocks) == 1 else sparse.hstack(blocks, format="csr")
 
 
 def _char_matrix(texts: Sequence[str], n_features: int) -> sparse.csr_matrix:
@@ -148,9 +155,11 @@ def build_design(rows: list[dict[str, Any]], embed: Encode, options: Options) ->
                 item_text.append(c)
                 is_window.append(False)
     chars = _char_matrix(item_text, options.n_features) if options.chars else None
+    # a clause item carries its window's cues, as ``Head.text_probabilities`` adds them per window
+    cues = cue_matrix(texts)[np.asarray(item_e5)] * options.cue_weight if options.cues else None
     langs = np.asarray([lang_bucket(r["lang"]) for r in rows])
     owners = np.asarray(item_owner)
-    return Design(owners, np.asarray(is_window), vectors[np.asarray(item_e5)], chars, len(rows), langs[owners])
+    return Design(owners, np.asarray(is_window), vectors[np.asarray(item_e5)], chars, len(rows), langs[owners], cues)
 
 
 @dataclass(frozen=True)
@@ -418,8 +427,15 @@ def head_json(model: Linear, threshold: float | dict[str, float], options: Optio
         if model.centers is None:
             raise ValueError("a threshold per language needs the language centers (center_languages)")
         out["offsets"] = [round(-_logit(threshold[lang]), 6) for lang in model.centers]
+    tail = e5_dim
+    if options.cues:
+        out["cues"] = {
+            "names": list(CUE_NAMES),
+            "coef": [round(float(x) * options.cue_weight, 6) for x in model.coef[tail : tail + len(CUE_NAMES)]],
+        }
+        tail += len(CUE_NAMES)
     if options.chars:
-        char = model.coef[e5_dim:] * options.char_weight
+        char = model.coef[tail:] * options.char_weight
         nz = np.flatnonzero(np.abs(char) >= 1e-5)
         out["char"] = {
             "n_features": options.n_features,

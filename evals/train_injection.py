@@ -51,6 +51,12 @@ from guardrails.input import curated_injection
 
 log = logging.getLogger(__name__)
 DATA = Path("guardrails/data/injection_dev.jsonl")
+#: parts of the recipe on by default when training or judging across sources, off for the dev set alone
+ACROSS_SOURCES_DEFAULTS = {
+    "row-weights": "each line weighs 1 however many windows it has (the dev-set path weighs windows)",
+    "center-languages": "subtract the nearest language's mean benign vector from e5",
+    "cues": "the cue families of guardrails/cues.py beside the e5 vector",
+}
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -164,6 +170,8 @@ def _options(a: argparse.Namespace) -> Any:
         hard_negatives=a.hard_negatives,
         center_languages=a.center_languages,
         language_thresholds=a.language_thresholds,
+        cues=a.cues,
+        cue_weight=a.cue_weight,
     )
 
 
@@ -317,20 +325,8 @@ def main() -> None:
     ap.add_argument("--chars", action="store_true", help="hashed character n-grams beside the e5 vector")
     ap.add_argument("--clauses", action="store_true", help="also score each clause of a window (implies --chars)")
     ap.add_argument("--char-weight", type=float, default=1.0, help="scale of the n-gram block")
-    ap.add_argument(
-        "--row-weights",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="each line weighs 1 however many windows it has (default across sources; the dev-set path weighs windows)",
-    )
     ap.add_argument("--pooled-fpr", action="store_true", help="cap the FPR over all benign lines, not per language")
     ap.add_argument("--inner-by", choices=("source", "group"), default="source", help="the threshold's folds group by")
-    ap.add_argument(
-        "--center-languages",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="subtract the nearest language's mean benign vector from e5 (default across sources)",
-    )
     ap.add_argument("--hard-negatives", type=float, default=1.0, help="weight of mined hard negatives in a refit")
     ap.add_argument(
         "--language-thresholds",
@@ -339,15 +335,19 @@ def main() -> None:
         help="a threshold per language (the nearest center's), each keeping --max-fpr of its benign lines",
     )
     ap.add_argument("--inner-folds", type=int, default=4, help="folds grouped by source for the threshold")
+    for flag, what in ACROSS_SOURCES_DEFAULTS.items():
+        ap.add_argument(
+            f"--{flag}", action=argparse.BooleanOptionalAction, default=None, help=f"{what} (default across sources)"
+        )
+    ap.add_argument("--cue-weight", type=float, default=1.0, help="scale of the cue block")
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     across = a.leave_one_source_out or a.all_sources
     if a.C is None:
         a.C = 0.1 if across else 4.0
-    if a.row_weights is None:
-        a.row_weights = across
-    if a.center_languages is None:
-        a.center_languages = across
+    for flag in ACROSS_SOURCES_DEFAULTS:
+        if getattr(a, flag.replace("-", "_")) is None:
+            setattr(a, flag.replace("-", "_"), across)
     if a.leave_one_source_out:
         if a.report == Path("evals/reports/train-injection.json"):
             a.report = Path("evals/reports/train-injection-loso.json")

@@ -1,14 +1,14 @@
 """Prompt-injection and jailbreak detection without an LLM: a linear classifier over the e5 embedding.
 
 The project already embeds every question with multilingual-e5-small (for routing, retrieval
-and the cache), so a logistic model over that vector costs one dot product once the question is
-embedded, and reads Japanese, English, German and Chinese alike. It is trained by
-``python -m evals.train_injection`` on ``guardrails/data/injection_dev.jsonl`` (sources in
-``guardrails/data/SOURCES.md``) and shipped as ``guardrails/models/injection_e5.json``: two heads,
-one for query vectors (questions, scanned at input) and one for passage vectors (chunks, scored
-at ingestion from the vector the index stores anyway), each with the threshold chosen on
-grouped cross-validation so that benign text is flagged at most 3% of the time in every
-language.
+and the cache), so a logistic model over that vector (and a dozen cue families,
+``guardrails.cues``) costs one dot product once the question is embedded, and reads Japanese,
+English, German and Chinese alike. Shipped as ``guardrails/models/injection_e5.json``: two heads,
+one for query vectors (questions, scanned at input; trained by ``python -m evals.train_injection
+--all-sources`` on twelve sources, eleven of them public, its threshold the lowest that flags at
+most 3% of benign lines in every language on sources each fold's model had not seen) and one for
+passage vectors (chunks, scored at ingestion from the vector the index stores anyway; trained on
+the development set). Sources: ``guardrails/data/SOURCES.md``.
 
 A text is scanned whole, however long: every view of it (``guardrails.normalize.views``: the
 cleaned text, hidden carriers, decoded payloads, de-obfuscated spellings) is cut into windows
@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from guardrails.cues import CUE_NAMES, cue_matrix
 from guardrails.normalize import views
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,9 @@ class Head:
 
     ``char_coef`` (query head only, when trained with them) weighs the text's hashed character
     n-grams beside its e5 vector; ``clauses`` says the head also scores each clause of a window
-    (the window's vector with the clause's n-grams)."""
+    (the window's vector with the clause's n-grams); ``cue_coef`` weighs the cue families of
+    ``guardrails.cues`` (what an injection does that an ordinary request does not) found in the
+    window's text."""
 
     coef: np.ndarray
     intercept: float
@@ -117,6 +120,7 @@ class Head:
     offsets: np.ndarray | None = None
     """Per center, a shift of the logit: each language's own threshold folded in, so that 0.5 is
     the operating point in every language (a language whose benign text scores low gets a lower one)."""
+    cue_coef: np.ndarray | None = None
 
     def nearest(self, vectors: np.ndarray) -> np.ndarray:
         """Index of each vector's nearest language center (the language read off the vector)."""
@@ -160,6 +164,8 @@ class Head:
         """Per window: the highest probability over the window and (with ``clauses``) each of its
         clauses, and the text that carried it."""
         base = self._logit(vectors)
+        if self.cue_coef is not None and len(texts):
+            base = base + cue_matrix(texts) @ self.cue_coef
         if self.char_coef is None:
             return _sigmoid(base), list(texts)
         best = np.empty(len(texts))
@@ -177,6 +183,11 @@ class Head:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Head:
         char = d.get("char")
+        cues = d.get("cues")
+        if cues and list(cues["names"]) != list(CUE_NAMES):
+            raise ValueError(
+                f"the weights' cue families {cues['names']} are not this code's {list(CUE_NAMES)}: retrain the head"
+            )
         char_coef = None
         if char:
             char_coef = np.zeros(int(char["n_features"]), dtype=np.float32)
@@ -189,6 +200,7 @@ class Head:
             bool(d.get("clauses", False)),
             np.asarray(d["centers"], dtype=np.float32) if d.get("centers") else None,
             np.asarray(d["offsets"], dtype=np.float64) if d.get("offsets") else None,
+            np.asarray(cues["coef"], dtype=np.float32) if cues else None,
         )
 
 
