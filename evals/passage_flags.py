@@ -55,7 +55,7 @@ def corpus_texts(path: Path, limit: int | None) -> tuple[list[str], list[str]]:
 
 def flagged(texts: list[str], vectors: np.ndarray, weights: Weights) -> list[int]:
     """Indexes of the chunks the screen would withhold under ``weights``' passage head."""
-    scores = chunk_scores(texts, vectors, classifier=weights.passage.probability)
+    scores = chunk_scores(texts, vectors, classifier=weights.passage.passage_probabilities)
     return [i for i, s in enumerate(scores) if s >= POLICY.document_injection_threshold]
 
 

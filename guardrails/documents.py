@@ -31,8 +31,9 @@ log = logging.getLogger(__name__)
 #: payload key of a chunk's injection score (0..1), written at ingestion
 SCORE_KEY = "injection"
 
-PassageProbability = Callable[[np.ndarray], np.ndarray]
-"""Passage vectors (n x dim, the index's own embedding) -> probability of injected instructions."""
+PassageProbability = Callable[[np.ndarray, Sequence[str]], np.ndarray]
+"""Passage vectors (n x dim, the index's own embedding) and the chunks' texts as embedded ->
+probability of injected instructions."""
 TextScan = Callable[[str], float]
 """A whole text -> probability of injected instructions (embeds as it needs)."""
 
@@ -47,12 +48,13 @@ def chunk_scores(
 ) -> list[float]:
     """The injection score of each chunk: the higher of the patterns' and the classifier's.
 
-    ``vectors`` are the chunks' passage vectors as the index stores them; without a classifier
-    (or vectors from another model) the patterns alone decide.
+    ``vectors`` are the chunks' passage vectors as the index stores them (the classifier also reads
+    the texts' cue families); without a classifier (or vectors from another model) the patterns
+    alone decide.
     """
     scores = [pattern_score(t) for t in texts]
     if classifier is not None and vectors is not None and len(texts):
-        probs = classifier(np.asarray(vectors, dtype=np.float32))
+        probs = classifier(np.asarray(vectors, dtype=np.float32), texts)
         scores = [max(s, float(p)) for s, p in zip(scores, probs, strict=True)]
     return [round(s, 4) for s in scores]
 

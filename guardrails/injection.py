@@ -23,7 +23,7 @@ import json
 import logging
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -163,9 +163,7 @@ class Head:
     def text_probabilities(self, vectors: np.ndarray, texts: list[str]) -> tuple[np.ndarray, list[str]]:
         """Per window: the highest probability over the window and (with ``clauses``) each of its
         clauses, and the text that carried it."""
-        base = self._logit(vectors)
-        if self.cue_coef is not None and len(texts):
-            base = base + cue_matrix(texts) @ self.cue_coef
+        base = self._cued_logit(vectors, texts)
         if self.char_coef is None:
             return _sigmoid(base), list(texts)
         best = np.empty(len(texts))
@@ -179,6 +177,16 @@ class Head:
             best[i] = z
             carriers.append(carrier)
         return _sigmoid(best), carriers
+
+    def passage_probabilities(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        """Per chunk, its probability from its vector and (with ``cue_coef``) the cues of its text."""
+        return _sigmoid(self._cued_logit(vectors, texts))
+
+    def _cued_logit(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        z = self._logit(vectors)
+        if self.cue_coef is not None and len(texts):
+            z = z + cue_matrix(texts) @ self.cue_coef
+        return z
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Head:
@@ -339,10 +347,11 @@ def _weights() -> Weights:
     return Weights.load()
 
 
-def passage_probability(model_id: str) -> Callable[[np.ndarray], np.ndarray] | None:
-    """The passage head for vectors of ``model_id``, or None when the classifier was trained on another model."""
+def passage_probability(model_id: str) -> Callable[[np.ndarray, Sequence[str]], np.ndarray] | None:
+    """The passage head over chunks' vectors of ``model_id`` and their texts (its cue families), or
+    None when the classifier was trained on another model."""
     weights = _weights()
-    return weights.passage.probability if model_id == weights.model_id else None
+    return weights.passage.passage_probabilities if model_id == weights.model_id else None
 
 
 def text_probability(embedder: Any) -> Callable[[str], float]:

@@ -59,29 +59,38 @@ def _rows(n: int) -> tuple[np.ndarray, list[dict[str, Any]]]:
     rows: list[dict[str, Any]] = []
     x = []
     for i in range(n):
-        label = i % 2
-        rows.append({"label": label, "lang": "en", "tune": i < n // 2, "text": str(i)})
+        label, lang, number = i % 2, ("en", "de")[(i // 2) % 2], i // 4
+        # document n of each language is one scenario (as in poisoned_docs.jsonl)
+        group = f"{lang}-{'p' if label else 'b'}-{number:02d}"
+        rows.append({"label": label, "lang": lang, "tune": i < n // 2, "text": str(i), "group": group})
         x.append([1.0 if label else -1.0, *rng.normal(size=3)])
     return np.asarray(x, dtype=np.float32), rows
 
 
-def test_out_of_fold_never_fits_the_scored_document(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_out_of_fold_never_fits_the_scored_document_nor_its_translation(monkeypatch: pytest.MonkeyPatch) -> None:
     x, rows = _rows(40)
     seen: list[set[str]] = []
     real_fit = tph.fit
 
-    def spy(xs: np.ndarray, rs: list[dict[str, Any]], *args: Any) -> Any:
+    def spy(xs: np.ndarray, cues: np.ndarray | None, rs: list[dict[str, Any]], *args: Any) -> Any:
         seen.append({r["text"] for r in rs})
-        return real_fit(xs, rs, *args)
+        assert cues is not None and len(cues) == len(rs)  # the cues travel with their rows
+        return real_fit(xs, cues, rs, *args)
 
     monkeypatch.setattr(tph, "fit", spy)
-    scores = tph.out_of_fold(x, rows, 1.0, 4.0, True, 4)
-    tune = [r["text"] for r in rows if r["tune"]]
+    cues = np.asarray([[float(r["label"]), 0.0] for r in rows], dtype=np.float32)
+    scores = tph.out_of_fold(x, cues, rows, 1.0, 4.0, True, 4)
+    tune = [r for r in rows if r["tune"]]
     assert not np.isnan(scores[: len(tune)]).any() and np.isnan(scores[len(tune) :]).all()
-    for fold, fitted in enumerate(seen):
-        held = set(tune[fold::4])
-        assert not held & fitted
-        assert len(fitted) == len(rows) - len(held)
+    scenario_of = {r["text"]: r["group"].split("-", 1)[1] for r in tune}
+    held_out: set[str] = set()
+    for fitted in seen:
+        held = {r["text"] for r in tune} - fitted
+        held_out |= held
+        # a held document's scenario is held in every language: no translation of it was fitted
+        assert not {scenario_of[t] for t in held} & {scenario_of[t] for t in fitted if t in scenario_of}
+        assert {scenario_of[t] for t in held} and len({r["lang"] for r in tune if r["text"] in held}) == 2
+    assert held_out == {r["text"] for r in tune}
 
 
 def test_threshold_reads_tune_benign_only() -> None:
