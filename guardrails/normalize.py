@@ -40,6 +40,7 @@ _TAGS = re.compile(r"<[^>]+>")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$!]{3,}\b", re.I)
 _SPACED = re.compile(r"(?:\b\w\b[ .\-_*]{1,3}){4,}\b\w\b")
+_WIDE_GAP = re.compile(r" {2,}")
 
 
 def clean(text: str) -> str:
@@ -68,10 +69,17 @@ def unleet(text: str) -> str | None:
 
 
 def unspaced(text: str) -> str | None:
-    """Letters spaced or dotted apart ("i g n o r e") joined again."""
+    """Letters spaced or dotted apart ("i g n o r e") joined again; a wider gap between them
+    ("i g n o r e  a l l", two spaces or more) stays a word break, so the words read as words.
+
+    Read on the text before its runs of spaces are collapsed (``views`` passes it so)."""
     if not _SPACED.search(text):
         return None
-    return _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), text)
+
+    def join(run: str) -> str:
+        return " ".join(re.sub(r"[ .\-_*]", "", word) for word in _WIDE_GAP.split(run))
+
+    return _SPACED.sub(lambda m: join(m.group(0)), text)
 
 
 def views(text: str) -> list[str]:
@@ -82,7 +90,7 @@ def views(text: str) -> list[str]:
         *hidden_parts(base),
         *decoded_payloads(base),
         unleet(base),
-        unspaced(base),
+        unspaced(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text))),  # before spaces collapse
         romaji_to_kana(base),
     ]
     if _TAGS.search(base):  # the page as text, without markup
