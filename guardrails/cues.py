@@ -36,6 +36,9 @@ _FAMILIES: dict[str, str] = {
         r"missachte\w*|übergeh\w*|verwirf)\b.{0,40}?\b(?:instructions?|rules|prompts?|directions|guidelines|"
         r"directives|commands|above|previous|prior|earlier|preceding|told|anweisung\w*|befehl\w*|regeln|vorherig\w*|"
         r"obig\w*|vorgaben)\b"
+        # an instruction appended to an ordinary question: "... then forget all that and ..."
+        r"|\b(?:forget|disregard|ignore) (?:all|everything)(?: of)? (?:that|this|the above|above|before|i said)\b"
+        r"|\bvergiss (?:alles|das alles|das oben)\b"
         r"|(?:無視|忘れ|破棄|無効に)(?!.{0,2}(?:された|した|してしまった))"
         r"|(?:指示|命令|ルール|プロンプト|制約)(?:を|は)(?:すべて|全て|全部)?(?:無視|忘れ)"
         r"|(?:无视|忽略|忘掉|忘记|不要理会|不用管|抛开)"
@@ -68,8 +71,10 @@ _FAMILIES: dict[str, str] = {
     ),
     # tries to change who the assistant is
     "role": (
-        r"\b(?:pretend|act as|acting as|role-?play|imagine you are|you are now|you're now|from now on|play the role|"
-        r"stell dir vor|tu so|spiel\w* die rolle|ab sofort|ab jetzt|von nun an|du bist (?:jetzt|nun|ab sofort))\b"
+        r"\b(?:pretend|act as|acting as|role-?play|imagine you are|you are now|you're now|now you are|now you're|"
+        r"from now on|play the role|(?:answer|respond|reply|speak|talk) as (?:him|her|them|if you were)|as if you were|"
+        r"stell dir vor|tu so|spiel\w* die rolle|ab sofort|ab jetzt|von nun an|du bist (?:jetzt|nun|ab sofort)|"
+        r"jetzt bist du|antworte (?:als|wie))\b"
         r"|なりき|演じ|ふりをし|今から(?:あなた|君|お前)は|これから(?:あなた|君|お前)は"
         r"|扮演|假装|从现在开始|现在你是|你现在是|从今以后"
     ),

@@ -1,7 +1,8 @@
 """The views of a text an injection scan reads: cleaned, de-obfuscated, and its hidden parts alone.
 
 Attacks hide from scanners in ways a model still reads: full-width letters, zero-width
-characters between letters, leetspeak ("1gn0r3"), spaced-out letters, base64, and, in documents,
+characters between letters, leetspeak ("1gn0r3"), spaced-out letters, misspelled attack words
+("instrucitons"), base64, and, in documents,
 carriers a page does not show (HTML comments, alt text, hidden elements, code or "tool output"
 blocks, fake 【システム】/``[SYSTEM]``/``<|im_start|>system`` sections). :func:`views` returns the
 cleaned text plus every such view, so that a classifier or a pattern sees the instruction both
@@ -13,6 +14,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from guardrails.patterns import decoded_payloads
 
@@ -36,6 +40,16 @@ _MARKER = re.compile(
     re.I,
 )
 _TAGS = re.compile(r"<[^>]+>")
+
+#: the words an override is made of, in English and German: a misspelling of one of them
+#: ("instrucitons", "igonre", "Anwiesungen") is spelled right in a view of its own
+ATTACK_WORDS = (
+    "ignore", "disregard", "forget", "override", "bypass", "previous", "instructions", "instruction",
+    "directions", "guidelines", "restrictions", "system", "prompt", "password", "reveal", "pretend",
+    "unrestricted", "developer", "jailbreak", "ignoriere", "vergiss", "vorherigen", "anweisungen",
+    "befehle", "passwort", "einschränkungen",
+)  # fmt: skip
+_WORD = re.compile(r"[A-Za-zÄÖÜäöüß]{5,}")
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$!]{3,}\b", re.I)
@@ -82,6 +96,32 @@ def unspaced(text: str) -> str | None:
     return _SPACED.sub(lambda m: join(m.group(0)), text)
 
 
+def respelled(text: str) -> str | None:
+    """The text with misspelled attack words (``ATTACK_WORDS``) spelled right, when it has any.
+
+    One edit (a letter dropped, added, changed, or two swapped: optimal string alignment) for
+    words up to eight letters, two for longer ones that keep their first letter; a word that is
+    already an attack word is left alone. The view only adds what the scan reads: a benign word
+    respelled ("roles" as "rules") still reads as benign text."""
+    changed = False
+
+    def fix(m: re.Match[str]) -> str:
+        nonlocal changed
+        word = m.group(0)
+        low = word.lower()
+        if low in ATTACK_WORDS:
+            return word
+        cutoff = 1 if len(low) <= 8 else 2
+        hit = process.extractOne(low, ATTACK_WORDS, scorer=OSA.distance, score_cutoff=cutoff)
+        if hit is None or (hit[1] == 2 and hit[0][0] != low[0]):
+            return word
+        changed = True
+        return str(hit[0])
+
+    out = _WORD.sub(fix, text)
+    return out if changed else None
+
+
 def views(text: str) -> list[str]:
     """The cleaned text first, then each distinct de-obfuscated or hidden view of it."""
     base = clean(text)
@@ -90,6 +130,7 @@ def views(text: str) -> list[str]:
         *hidden_parts(base),
         *decoded_payloads(base),
         unleet(base),
+        respelled(base),
         unspaced(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text))),  # before spaces collapse
         romaji_to_kana(base),
     ]
