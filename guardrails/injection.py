@@ -147,6 +147,7 @@ class Head:
         return z
 
     def probability(self, vectors: np.ndarray) -> np.ndarray:
+        """From the vectors alone; a head with cues reads texts too (``passage_probabilities``)."""
         return _sigmoid(self._logit(vectors))
 
     def char_logit(self, text: str) -> float:

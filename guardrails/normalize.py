@@ -57,12 +57,14 @@ _SPACED = re.compile(r"(?:\b\w\b[ .\-_*]{1,3}){4,}\b\w\b")
 _WIDE_GAP = re.compile(r" {2,}")
 
 
+def fold(text: str) -> str:
+    """NFKC (full width to ASCII) and invisible characters removed; spacing kept as written."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+
+
 def clean(text: str) -> str:
-    """NFKC (full width to ASCII), invisible characters removed, runs of spaces one space."""
-    folded = unicodedata.normalize("NFKC", text)
-    folded = _INVISIBLE.sub("", folded)
-    folded = _SPACES.sub(" ", folded)
-    return _BLANK_LINES.sub("\n\n", folded).strip()
+    """:func:`fold`, then runs of spaces one space."""
+    return _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", fold(text))).strip()
 
 
 def hidden_parts(text: str) -> list[str]:
@@ -102,7 +104,7 @@ def respelled(text: str) -> str | None:
     One edit (a letter dropped, added, changed, or two swapped: optimal string alignment) for
     words up to eight letters, two for longer ones that keep their first letter; a word that is
     already an attack word is left alone. The view only adds what the scan reads: a benign word
-    respelled ("roles" as "rules") still reads as benign text."""
+    respelled ("I forgot my password" as "I forget my password") still reads as benign text."""
     changed = False
 
     def fix(m: re.Match[str]) -> str:
@@ -131,7 +133,7 @@ def views(text: str) -> list[str]:
         *decoded_payloads(base),
         unleet(base),
         respelled(base),
-        unspaced(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text))),  # before spaces collapse
+        unspaced(fold(text)),  # before spaces collapse: a wider gap is a word break
         romaji_to_kana(base),
     ]
     if _TAGS.search(base):  # the page as text, without markup
