@@ -21,8 +21,8 @@ of the shapes issue 35 names (local phone formats, cue names, multi-line address
 cues; the rules are tuned on these two), and the public corpora nobody here wrote, which are the
 check: a sample of UNER English-EWT, its sentences with contact data, and UD Japanese-GSD's NE
 test split (``guardrails/data/PII_SOURCES.md``). Also reported: how many SciFact claims (gene,
-drug and protein names) get a PERSON, and the time of one ``detect_pii`` on a typical question
-(the vault Q&A questions), warm, after the analyzer has loaded.
+drug and protein names) and XQuAD's German questions get a PERSON, and the time of one
+``detect_pii`` on a typical question (the vault Q&A questions), warm, after the analyzer has loaded.
 
     python -m evals.pii_eval                      # every set, SciFact, latency -> evals/reports/pii.json
     python -m evals.pii_eval FILE.jsonl --misses  # one file, with its misses and false positives
@@ -58,6 +58,8 @@ SETS: dict[str, tuple[Path, str]] = {
 SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "scifact" / "queries.jsonl"
 SCIFACT_CLAIMS = 400
 QUESTIONS = Path(__file__).resolve().parent / "data" / "vault_qa.jsonl"
+#: XQuAD's questions (CC BY-SA 4.0, guardrails/data/SOURCES.md), of which the German ones are read
+XQUAD = _DATA / "injection" / "xquad.jsonl"
 
 #: gold or predicted type -> the type it is compared as
 ALIASES = {"LOCATION": "STREET_ADDRESS", "ADDRESS": "STREET_ADDRESS", "PER": "PERSON", "EMAIL": "EMAIL_ADDRESS"}
@@ -155,12 +157,24 @@ def scifact_persons(path: Path = SCIFACT, limit: int = SCIFACT_CLAIMS) -> dict[s
     """How many of the first ``limit`` SciFact claims get a PERSON (each is a false positive:
     the claims name genes, drugs, proteins and diseases, not people)."""
     claims = [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines()[:limit]]
-    flagged = []
-    for claim in claims:
-        names = [e.text for e in detect_pii(claim, "en") if e.entity_type == "PERSON"]
-        if names:
-            flagged.append({"claim": claim, "persons": names})
+    flagged = [{"claim": claim, "persons": names} for claim, names in _persons(claims)]
     return {"claims": len(claims), "with_person": len(flagged), "flagged": flagged}
+
+
+def _persons(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """Each text that gets a PERSON (read as English, as a question without a language is), with its spans."""
+    found = ((text, [e.text for e in detect_pii(text, "en") if e.entity_type == "PERSON"]) for text in texts)
+    return [(text, names) for text, names in found if names]
+
+
+def german_question_persons(path: Path = XQUAD) -> dict[str, Any]:
+    """How many of XQuAD's German questions get a PERSON, with the spans to read. Unlabelled: some
+    name people (Peyton Manning), but a span of capitalised nouns ("Welche Partei") is English NER
+    misreading German, which redacts the question's words from logs and answers."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [r["text"] for r in rows if r.get("lang") == "de" and r.get("category") == "benign_question"]
+    flagged = [{"question": question, "persons": names} for question, names in _persons(questions)]
+    return {"questions": len(questions), "with_person": len(flagged), "flagged": flagged}
 
 
 def question_latency(path: Path = QUESTIONS, rounds: int = 5) -> dict[str, dict[str, float]]:
@@ -230,6 +244,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.scifact.is_file():
             out["scifact"] = scifact_persons(args.scifact)
             console.print(f"SciFact: {out['scifact']['with_person']} of {out['scifact']['claims']} claims get a PERSON")
+        out["german_questions"] = german_question_persons()
+        german = out["german_questions"]
+        console.print(f"XQuAD German: {german['with_person']} of {german['questions']} questions get a PERSON")
         out["question_latency_ms"] = question_latency()
         console.print(f"one detect_pii per vault question, warm: {out['question_latency_ms']}")
     args.report.parent.mkdir(parents=True, exist_ok=True)

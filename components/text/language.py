@@ -1,11 +1,14 @@
 """Japanese or English: the one definition of a Japanese character, language detection, and MeCab.
 
 Every module that needs to know whether text is Japanese asks here, so the character ranges
-and the tagger are defined once.
+and the tagger are defined once. :func:`latin_language` tells English from the other
+Latin-script languages for the few readers whose models only know English.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import math
 import re
 import threading
@@ -56,6 +59,47 @@ def detect_language(text: str) -> str:
         return "und"
     # Japanese characters carry about four Latin letters' worth of content each.
     return "ja" if ja * 4 >= latin * 0.5 else "en"
+
+
+#: Latin-script languages spaCy ships stop-word lists for (in ``spacy.lang``, no model needed)
+LATIN_LANGUAGES: tuple[str, ...] = ("en", "de", "fr", "es", "it", "nl", "pt")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+#: addresses whose parts are no words of the text ("com", "net" are Portuguese and Dutch stop words)
+_ADDRESS = re.compile(r"\S+@\S+|\w+://\S+|www\.\S+|\S+\.(?:com|net|org)\b")
+
+
+@functools.cache
+def stop_words(lang: str) -> frozenset[str]:
+    """spaCy's stop words of one of :data:`LATIN_LANGUAGES` (lower case)."""
+    return frozenset(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+
+
+@functools.cache
+def _function_words() -> dict[str, frozenset[str]]:
+    """Each language's stop words less those it shares with English ("in", "was", "also" say
+    nothing about whether a text is English)."""
+    english = stop_words("en")
+    others = frozenset().union(*(stop_words(lang) for lang in LATIN_LANGUAGES[1:]))
+    return {lang: english - others if lang == "en" else stop_words(lang) - english for lang in LATIN_LANGUAGES}
+
+
+def latin_language(text: str) -> str:
+    """The Latin-script language whose function words ``text`` uses most (``en``, ``de``, ``fr``,
+    ``es``, ``it``, ``nl``, ``pt``); ``en`` unless another language has at least two of more than
+    two letters, more than English has of any length, and a tenth of its words.
+
+    Function words are enough to tell a sentence's language (Grefenstette's short-word method) and
+    cost a set lookup per word; the name recogniser asks, because English NER reads every
+    capitalised German noun as a name ("Welche Partei", "Einsatz").
+    """
+    words = [w.casefold() for w in _WORD.findall(_ADDRESS.sub(" ", text[:4000]))]
+    lists = _function_words()
+    # the other languages' one- and two-letter words ("e", "al", "le") are initials and parts of
+    # names as often as words; English's ("to", "of", "is") are words
+    counts = {lang: sum(w in lists[lang] and (lang == "en" or len(w) > 2) for w in words) for lang in LATIN_LANGUAGES}
+    best = max(LATIN_LANGUAGES[1:], key=lambda lang: counts[lang])
+    foreign = counts[best] >= 2 and counts[best] > counts["en"] and counts[best] * 10 >= len(words)
+    return best if foreign else "en"
 
 
 @contextmanager

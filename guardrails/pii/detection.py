@@ -13,10 +13,10 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from components.text.language import detect_language
+from components.text.language import detect_language, latin_language
 from guardrails.pii.engine import LANGUAGES, Engine, shared_engine
 from guardrails.pii.entities import REDACTED_ENTITIES, PIIEntity
-from guardrails.pii.filters import kept_span
+from guardrails.pii.filters import foreign_name_span, kept_span
 
 if TYPE_CHECKING:
     from presidio_analyzer import RecognizerResult
@@ -86,8 +86,10 @@ def detect_pii(text: str, language: str | None = None, *, entities: Sequence[str
     """Personal data in ``text``: non-overlapping, in reading order, offsets into ``text``.
 
     ``language`` is ``en`` or ``ja`` (anything else is analysed as English); None detects it
-    from the script. A Japanese text with an English full name in it (or the reverse) also
-    gets the other language's name recognition on those stretches of text.
+    from the script. English text whose function words say German, French, Spanish, Italian,
+    Dutch or Portuguese keeps a PERSON only where a title or a known name says so. A Japanese
+    text with an English full name in it (or the reverse) also gets the other language's name
+    recognition on those stretches of text.
     ``entities`` defaults to :data:`REDACTED_ENTITIES`; add ``DATE_TIME``, ``LOCATION`` or
     ``ORGANIZATION`` to see those too.
     """
@@ -99,6 +101,8 @@ def detect_pii(text: str, language: str | None = None, *, entities: Sequence[str
     engine = shared_engine()
     folded = fold(text)
     results = list(_analyze(engine, folded, lang, wanted))
+    if lang == "en" and (latin := latin_language(text)) != "en":
+        results = _foreign_names(results, folded, latin)
     names = [e for e in wanted if e in ("PERSON", "LOCATION", "ORGANIZATION")]
     if names:
         # the other language's NER on its own script's stretches only: GiNZA reads "John Smith"
@@ -110,6 +114,19 @@ def detect_pii(text: str, language: str | None = None, *, entities: Sequence[str
                 r.end += run.start()
                 results.append(r)
     return _resolve(text, folded, results)
+
+
+def _foreign_names(results: list[RecognizerResult], folded: str, lang: str) -> list[RecognizerResult]:
+    """English PERSON results in a German, French ... text cut to what can be a name, or dropped."""
+    kept = []
+    for r in results:
+        if r.entity_type == "PERSON":
+            span = foreign_name_span(folded, r.start, r.end, lang)
+            if span is None:
+                continue
+            r.start, r.end = span
+        kept.append(r)
+    return kept
 
 
 def _resolve(text: str, folded: str, results: Iterable[RecognizerResult]) -> list[PIIEntity]:

@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import re
 
+from components.text.language import stop_words
 from guardrails.pii.entities import NER_TYPES
-from guardrails.pii.lexicons import NOT_NAME_WORDS_EN, NOT_NAMES_EN, ORG_WORDS_JA
-from guardrails.pii.names_en import FIRM_OF_SURNAMES, lone_name_ok, phrase_is_a_name, without_leading_function_words
+from guardrails.pii.lexicons import NOT_NAME_WORDS_EN, NOT_NAMES_EN, ORG_WORDS_JA, TITLES_LATIN
+from guardrails.pii.names_en import (
+    FIRM_OF_SURNAMES,
+    is_name,
+    lone_name_ok,
+    phrase_is_a_name,
+    without_leading_function_words,
+)
 
 _CITATION = re.compile(r"\[\d+\]")
 _ASCII_ONLY = re.compile(r"^[\x00-\x7f]+$")
@@ -28,6 +35,46 @@ def kept_span(entity_type: str, folded: str, start: int, end: int) -> tuple[int,
             return None
         end = _whole_name_end(folded, end)
     return start, end
+
+
+_TITLED = re.compile(rf"\b{TITLES_LATIN}\.?\s*$")
+_NAME_TOKEN = re.compile(r"\S+")
+#: lower-case words inside a name (Thomas de Maizière, Ludwig van Beethoven, Oscar dos Santos)
+_PARTICLES = frozenset(
+    {"de", "da", "di", "do", "dos", "das", "del", "della", "du", "la", "le", "van", "von", "der", "den", "zu", "y"}
+)
+
+
+def foreign_name_span(folded: str, start: int, end: int, lang: str) -> tuple[int, int] | None:
+    """The part of an English recogniser's PERSON span in a text in ``lang`` (German, French ...)
+    that can be a name, or None.
+
+    English NER reads capitalised nouns as names ("Welche Partei", "Einsatz"); in these languages a
+    span is a name only after a title (Herr, Frau, Madame, Dr), or from the first of its words that
+    is in the name lexicon (Angela Merkel, "Wirtschaftswissenschaften Milton Friedman") over the
+    capitalised words, initials and particles that follow it (Thomas de Maizière, Herbert A. Simon).
+    """
+    words = [(m.start() + start, m.end() + start) for m in _NAME_TOKEN.finditer(folded[start:end])]
+    function = stop_words(lang)
+    while words and folded[words[0][0] : words[0][1]].casefold() in function:
+        words.pop(0)
+    if not words:
+        return None
+    text = [folded[s:e].strip(".,;:!?\"'()") for s, e in words]
+    if _TITLED.search(folded[max(0, words[0][0] - 20) : words[0][0]]):
+        return words[0][0], words[-1][1]
+    # a German genitive or possessive s (Martin Luthers, Gandhis) on a known name
+    first = next((i for i, w in enumerate(text) if is_name(w) or (w.endswith("s") and is_name(w[:-1]))), None)
+    if first is None:
+        return None
+    last = first
+    for i in range(first + 1, len(text)):
+        word = text[i]
+        if word[:1].isupper():
+            last = i
+        elif not (word in _PARTICLES and i + 1 < len(text) and text[i + 1][:1].isupper()):
+            break
+    return words[first][0], words[last][1]
 
 
 def _trim(folded: str, start: int, end: int) -> tuple[int, int]:

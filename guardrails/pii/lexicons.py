@@ -32,6 +32,11 @@ STREET_SUFFIXES = (
 
 #: English titles before a name (Mr. Smith, Dr Jane Doe)
 TITLES_EN = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame|Madam|Mme|Mlle|Rev|Capt|Judge)"
+#: titles before a name in the other Latin-script languages (Herr Weber, Frau Dr. Schulz, Madame Roux)
+TITLES_LATIN = (
+    r"(?:Herr|Herrn|Frau|Fräulein|Dr|Prof|Monsieur|Madame|Mademoiselle|M|Mme|Mlle|Señor|Señora|Sr|Sra|Don|Doña|"
+    r"Signor|Signora|Sig|Sig\.ra|Dhr|Mevr|Senhor|Senhora)"
+)
 #: Japanese honorifics and job titles after a name (山田さん, 佐藤部長); 君 only when no kanji follows (君津市)
 HONORIFICS_JA = r"(?:さん|様|さま|氏|先生|くん|君(?![\u4e00-\u9fff])|ちゃん|殿|部長|課長|社長|係長|主任|教授|医師)"
 

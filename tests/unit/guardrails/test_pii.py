@@ -103,6 +103,22 @@ def test_look_alikes_are_not_personal_data(lang: str, text: str) -> None:
     assert detect_pii(text, lang) == []
 
 
+GERMAN = [
+    # English NER reads capitalised German nouns as names; a title or a known name still counts
+    ("Welche Regeln gelten für den Datenschutz?", []),
+    ("Welche Partei ist in Melbournes wohlhabenden Stadtteilen am stärksten?", []),
+    ("Wie hieß das Unternehmen, das die Geschäftsleute finanzierten?", []),
+    ("Was sagt Angela Merkel über den Klimaschutz?", ["Angela Merkel"]),
+    ("Thomas de Maizière hat welche Position im deutschen Kabinett inne?", ["Thomas de Maizière"]),
+    ("Bitte schreib Frau Weber eine Nachricht zu der Rechnung.", ["Weber"]),
+]
+
+
+@pytest.mark.parametrize(("text", "names"), GERMAN)
+def test_german_nouns_are_not_names_but_german_names_are(text: str, names: list[str]) -> None:
+    assert [e.text for e in detect_pii(text, "en") if e.entity_type == "PERSON"] == names
+
+
 WRITTEN_OTHERWISE = [
     # forms of the same kinds written otherwise: full-width, spaced, without separators
     ("Mail me at taro.yamada+rag@example.co.jp please", "EMAIL_ADDRESS", "taro.yamada+rag@example.co.jp"),
