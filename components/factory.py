@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from components.heuristics.routing import ExemplarRouter
 from components.models.calibration import Calibration
 from components.models.calibration import for_model as calibration_for
-from components.models.embedders import Embedder
-from components.models.embedders import from_settings as embedder_from_settings
 from components.models.reranker import Reranker
 from components.resilience.breaker import Breakers
 from components.resilience.breaker import from_settings as breakers_from_settings
@@ -41,11 +39,21 @@ from components.stores.sentences import SUFFIX, SentenceIndex, embed_stored
 from components.stores.termstats import path_for as terms_path_for
 from components.text.tokenizer import Tokenizer
 
-if TYPE_CHECKING:  # langchain-core costs half a second to import; `rag status` needs no chat model
+if TYPE_CHECKING:  # langchain-core costs half a second to import; `rag status` needs no chat model nor embedder
     import numpy as np
     from langchain_core.language_models import BaseChatModel
 
     from components.models.chat import ChatModels
+    from components.models.embedders import Embedder
+
+
+def embedder_from_settings(s: Settings) -> Embedder:
+    """The configured embedder, its module imported on first use (langchain-core's ``Embeddings``
+    under it is a tenth of a second that `rag status` does without)."""
+    from components.models.embedders import from_settings
+
+    return from_settings(s)
+
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from qdrant_client import models
+import qdrant_edge as qe
 
 from components.factory import Components
 from components.heuristics.extractive import term_coverage, term_weights
@@ -57,7 +57,7 @@ def rows_for(c: Components, samples: list[Any], seed: int = 13) -> list[dict[str
     qv = c.embedder.encode_queries([s.question for s in samples])
 
     def chunks_of(doc_ids: list[str]) -> list[tuple[str, str]]:
-        flt = models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=doc_ids))])
+        flt = qe.Filter(must=[qe.FieldCondition(key="doc_id", match=qe.MatchAny(doc_ids))])
         return [(str(p.id), str((p.payload or {}).get("text") or "")) for p in index.scroll(scroll_filter=flt)]
 
     def features(i: int, chunks: list[tuple[str, str]]) -> tuple[float, float]:

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from qdrant_client import models
+import qdrant_edge as qe
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -56,6 +56,7 @@ from components.factory import Components
 from components.models.embedders import Embedder
 from components.retrieval import fusion
 from components.settings import Settings
+from components.stores.edge_models import point
 from components.stores.points import StoredPoint
 from components.stores.qdrant import QdrantIndex
 from evals.beir import BeirDataset, evaluate, load_beir
@@ -362,18 +363,18 @@ def base_points(index: QdrantIndex, batch: int = 1024) -> Iterator[StoredPoint]:
             break
 
 
-def replica(p: StoredPoint, copy: int) -> models.PointStruct:
+def replica(p: StoredPoint, copy: int) -> qe.Point:
     """Copy ``copy`` of a point: copy 0 is the point itself, later ones get new ids and doc ids."""
     payload = dict(p.payload or {})
     vector: Any = p.vector
     if copy == 0:
-        return models.PointStruct(id=str(p.id), vector=vector, payload=payload)
+        return point(str(p.id), vector, payload)
     payload["doc_id"] = f"{payload.get('doc_id')}~{copy}"
     payload["chunk_id"] = f"{payload.get('chunk_id')}~{copy}"
-    return models.PointStruct(id=str(uuid.uuid5(SCALE_NS, f"{p.id}\x00{copy}")), vector=vector, payload=payload)
+    return point(str(uuid.uuid5(SCALE_NS, f"{p.id}\x00{copy}")), vector, payload)
 
 
-def scaled(points: Sequence[StoredPoint], n: int) -> Iterator[models.PointStruct]:
+def scaled(points: Sequence[StoredPoint], n: int) -> Iterator[qe.Point]:
     """The first ``n`` points of the source repeated as often as needed."""
     for i in range(n):
         yield replica(points[i % len(points)], i // len(points))
@@ -387,7 +388,7 @@ def scaled_is_current(index: QdrantIndex, n: int, base_version: int) -> bool:
 
 
 def write_scaled(index: QdrantIndex, points: Sequence[StoredPoint], n: int, *, progress: bool) -> None:
-    batch: list[models.PointStruct] = []
+    batch: list[qe.Point] = []
     with progress_bar(progress) as bar:
         task = bar.add_task(f"writing {n} chunks", total=n)
         for p in scaled(points, n):

@@ -281,14 +281,12 @@ class EdgeEngine(Engine):
         avgdl = float(np.mean([len(t) for t in src.tokens])) or 1.0
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "avgdl").write_text(str(avgdl))
-        from qdrant_client import models
-
-        from components.stores.edge_models import index_params, sparse_params
+        from components.stores.edge_models import SparseSpec, index_params, sparse_params
         from components.stores.points import INDEXED
 
         config = qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=src.vectors.shape[1], distance=qe.Distance.Dot)},
-            sparse_vectors={SPARSE: sparse_params(models.SparseVectorParams(modifier=models.Modifier.IDF))},
+            sparse_vectors={SPARSE: sparse_params(SparseSpec("idf"))},
         )
         shard = qe.EdgeShard.create(str(folder / "edge"), config)
         for field, kind in INDEXED.items():  # the product's payload indexes, placed as it places them

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from qdrant_client import models
+import qdrant_edge as qe
 
 from components.models.embedders import Embedder
 from components.retrieval.filters import SearchFilters
@@ -39,15 +39,15 @@ def dense_search(
     return out, {"query_embedding": (t1 - t0) * 1000, "dense": (t2 - t1) * 1000}
 
 
-def _document(doc_id: str, within: models.Filter | None) -> models.Filter:
+def _document(doc_id: str, within: qe.Filter | None) -> qe.Filter:
     """The chunks of ``doc_id`` that ``within`` (the caller's access restriction) lets them see."""
-    must: list[Any] = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
+    must: list[Any] = [qe.FieldCondition(key="doc_id", match=qe.MatchValue(doc_id))]
     if within is not None:
         must.append(within)
-    return models.Filter(must=must)
+    return qe.Filter(must=must)
 
 
-def has_document(index: QdrantIndex, doc_id: str, *, within: models.Filter | None = None) -> bool:
+def has_document(index: QdrantIndex, doc_id: str, *, within: qe.Filter | None = None) -> bool:
     """Whether ``doc_id`` has a chunk in the index that ``within`` (the caller's access) lets them see."""
     points, _ = index.client.scroll(
         index.collection, limit=1, with_vectors=False, with_payload=False, scroll_filter=_document(doc_id, within)
@@ -55,7 +55,7 @@ def has_document(index: QdrantIndex, doc_id: str, *, within: models.Filter | Non
     return bool(points)
 
 
-def similar_vector(index: QdrantIndex, doc_id: str, *, within: models.Filter | None = None) -> np.ndarray | None:
+def similar_vector(index: QdrantIndex, doc_id: str, *, within: qe.Filter | None = None) -> np.ndarray | None:
     """The mean of a document's chunk vectors (to find documents like it); None when it is not
     indexed, or not visible through ``within`` (the caller's access restriction)."""
     points, _ = index.client.scroll(
@@ -81,8 +81,9 @@ def similar_search(
     vec = similar_vector(index, doc_id, within=filters.access_only().to_qdrant())
     if vec is None:
         return None
-    qf = filters.to_qdrant() or models.Filter()
-    qf.must_not = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
+    chosen = filters.to_qdrant()
+    itself: list[Any] = [qe.FieldCondition(key="doc_id", match=qe.MatchValue(doc_id))]
+    qf = qe.Filter(must=chosen.must if chosen is not None else None, must_not=itself)
     points = index.search(vec, limit=limit, query_filter=qf)
     hits = [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
     return [hits], {"dense": (time.perf_counter() - t0) * 1000}

@@ -1,6 +1,6 @@
 """Search filters: one list of conditions, evaluated inside Qdrant by both retrievers.
 
-One ``SearchFilters`` value becomes both a ``qdrant_client.models.Filter`` and a predicate on
+One ``SearchFilters`` value becomes both a store filter (Qdrant Edge's ``Filter``) and a predicate on
 chunk payloads, built from the same list of conditions so the two cannot drift; the store
 evaluates the filter, and the predicate states the semantics below in Python (the tests hold
 the store's answers to it). Each condition has a human label, so an empty result can name the
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
+import qdrant_edge as qe
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
-from qdrant_client import models
 
 from components.ingestion.chunk_types import ChunkType
 from components.resilience.errors import QueryError
@@ -156,11 +156,11 @@ class SearchFilters(BaseModel):
     def conditions(self) -> list[Condition]:
         return _conditions(self)
 
-    def to_qdrant(self) -> models.Filter | None:
+    def to_qdrant(self) -> qe.Filter | None:
         conds = self.conditions()
         if not conds:
             return None
-        return models.Filter(must=[c.qdrant for c in conds])
+        return qe.Filter(must=[c.qdrant for c in conds])
 
     def matches(self, payload: dict[str, Any]) -> bool:
         return all(c.test(payload) for c in self.conditions())
@@ -190,10 +190,10 @@ def _ts(d: date, end: bool = False) -> float:
 
 def _any_of(key: str, values: list[Any], label: str) -> Condition:
     """The field (or any element of a list field) equals one of ``values``."""
-    match: Any = models.MatchAny(any=values) if len(values) > 1 else models.MatchValue(value=values[0])
+    match: Any = qe.MatchAny(values) if len(values) > 1 else qe.MatchValue(values[0])
     return Condition(
         label,
-        models.FieldCondition(key=key, match=match),
+        qe.FieldCondition(key=key, match=match),
         lambda p: any(x in values for x in field_values(p, key)),
         key=key,
         wanted=tuple(values),
@@ -220,7 +220,7 @@ def _conditions(f: SearchFilters) -> list[Condition]:
         out.append(
             Condition(
                 f"created {f.created_from or '…'}..{f.created_to or '…'}",
-                models.FieldCondition(key="created_ts", range=models.Range(gte=lo, lte=hi)),
+                qe.FieldCondition(key="created_ts", range=qe.RangeFloat(gte=lo, lte=hi)),
                 in_range,
             )
         )
@@ -246,11 +246,11 @@ def _conditions(f: SearchFilters) -> list[Condition]:
 
 def _access_condition(groups: tuple[str, ...]) -> Condition:
     """Public chunks (no ``access``) or chunks shared with one of ``groups``."""
-    public = models.IsEmptyCondition(is_empty=models.PayloadField(key=ACCESS_KEY))
-    shared = [models.FieldCondition(key=ACCESS_KEY, match=models.MatchAny(any=list(groups)))] if groups else []
+    public = qe.IsEmptyCondition(ACCESS_KEY)
+    shared = [qe.FieldCondition(key=ACCESS_KEY, match=qe.MatchAny(list(groups)))] if groups else []
     return Condition(
         f"access: public or {list(groups)}",
-        models.Filter(should=[public, *shared]),
+        qe.Filter(should=[public, *shared]),
         lambda p: not p.get(ACCESS_KEY) or any(g in groups for g in field_values(p, ACCESS_KEY)),
     )
 
@@ -261,7 +261,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         v = w.value
         return Condition(
             f"{key} == {v!r}",
-            models.FieldCondition(key=key, match=models.MatchValue(value=v)),
+            qe.FieldCondition(key=key, match=qe.MatchValue(v)),
             lambda p: v in field_values(p, key),
             key=key,
             wanted=(v,),
@@ -270,7 +270,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         vs = list(w.value)
         return Condition(
             f"{key} in {vs}",
-            models.FieldCondition(key=key, match=models.MatchAny(any=vs)),
+            qe.FieldCondition(key=key, match=qe.MatchAny(vs)),
             lambda p: any(x in vs for x in field_values(p, key)),
             key=key,
             wanted=tuple(vs),
@@ -279,14 +279,14 @@ def _field_condition(w: FieldFilter) -> Condition:
         v = str(w.value)
         return Condition(
             f"{key} contains {v!r}",
-            models.FieldCondition(key=key, match=models.MatchSubstring(substring=v)),
+            qe.FieldCondition(key=key, match=qe.MatchSubstring(v)),
             lambda p: any(isinstance(x, str) and v in x for x in field_values(p, key)),
         )
     bounds = {"gte": w.gte, "lte": w.lte, "gt": w.gt, "lt": w.lt}
     label = f"{key} " + " ".join(f"{k} {v}" for k, v in bounds.items() if v is not None)
     if any(isinstance(v, str) for v in bounds.values()):
         dt_bounds = {k: _as_dt(v) for k, v in bounds.items() if v is not None}
-        qf = models.FieldCondition(key=key, range=models.DatetimeRange(**dt_bounds))
+        qf = qe.FieldCondition(key=key, range=qe.RangeDateTime(**{k: v.isoformat() for k, v in dt_bounds.items()}))
 
         def test_dt(p: dict[str, Any]) -> bool:
             raw = field(p, key)
@@ -303,7 +303,7 @@ def _field_condition(w: FieldFilter) -> Condition:
         raw = field(p, key)
         return isinstance(raw, (int, float)) and not isinstance(raw, bool) and _cmp(float(raw), num)
 
-    return Condition(label, models.FieldCondition(key=key, range=models.Range(**num)), test_num)
+    return Condition(label, qe.FieldCondition(key=key, range=qe.RangeFloat(**num)), test_num)
 
 
 def _as_dt(v: Any) -> datetime:

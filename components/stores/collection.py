@@ -12,16 +12,15 @@ import logging
 from datetime import UTC, datetime
 from typing import Any, Unpack
 
-from qdrant_client import models
-
 from components.resilience.errors import CollectionNotFound, EmbeddingMismatch
 from components.stores.connection import ConnectionOptions, StoreConnection
 from components.stores.edge import EdgeClient
+from components.stores.edge_models import SparseSpec, VectorSpec
 from components.stores.points import DENSE, INDEXED
 
 log = logging.getLogger(__name__)
 
-DISTANCE = models.Distance.DOT
+DISTANCE = "Dot"
 """Every embedder returns unit vectors, so the dot product is the cosine (``ensure`` says why not COSINE)."""
 TYPED_KEY = "chunk_types"
 """Collection metadata key: every chunk carries its ``chunk_type`` (written by this version, or labelled)."""
@@ -59,7 +58,7 @@ class Collection(StoreConnection):
         info = self._call("get_collection", self.client.get_collection, self.collection)
         return dict(info.config.metadata or {})
 
-    def ensure(self, *, embedding_model: str, dim: int, sparse: dict[str, Any] | None = None) -> dict[str, Any]:
+    def ensure(self, *, embedding_model: str, dim: int, sparse: dict[str, SparseSpec] | None = None) -> dict[str, Any]:
         """Create the collection for this model, or check that the existing one matches it.
 
         ``sparse``: the sparse vectors a new collection declares (``lexical.sparse_config()`` for
@@ -80,7 +79,7 @@ class Collection(StoreConnection):
                 # every embedder returns unit vectors, so the dot product is the cosine; COSINE would
                 # make qdrant-client local mode re-normalise all stored vectors on every query
                 # (~100 ms per query at 100k chunks, against ~8 ms for DOT); a server ranks the same
-                vectors_config={DENSE: models.VectorParams(size=dim, distance=DISTANCE)},
+                vectors_config={DENSE: VectorSpec(size=dim, distance=DISTANCE)},
                 **({"sparse_vectors_config": sparse} if sparse else {}),
                 metadata=meta,
                 # a server spreads the collection as configured; local mode has no shards to set

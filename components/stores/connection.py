@@ -12,9 +12,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from qdrant_client import QdrantClient
 from threadpoolctl import threadpool_limits
 
 from components.resilience.errors import (
@@ -26,6 +25,9 @@ from components.resilience.errors import (
 from components.resilience.network import http_status, network_failure
 from components.stores import holder
 from components.stores.edge import EdgeClient, StoreBusy, edge_root
+
+if TYPE_CHECKING:  # qdrant-client is imported only where a server or local mode is opened
+    from components.stores.server_client import ServerClient
 
 Engine = Literal["edge", "local"]
 """The embedded store's engine: Qdrant Edge, or qdrant-client's local mode (the earlier default)."""
@@ -50,7 +52,7 @@ class ConnectionOptions(TypedDict, total=False):
     path: Path | None
     api_key: str | None
     timeout: float
-    client: QdrantClient | EdgeClient | None
+    client: ServerClient | EdgeClient | None
     server: ServerOptions | None
     engine: Engine
 
@@ -65,7 +67,7 @@ class StoreConnection:
         path: Path | None = None,
         api_key: str | None = None,
         timeout: float = 5.0,
-        client: QdrantClient | EdgeClient | None = None,
+        client: ServerClient | EdgeClient | None = None,
         server: ServerOptions | None = None,
         engine: Engine = "edge",
     ) -> None:
@@ -78,7 +80,7 @@ class StoreConnection:
         self.server = server or ServerOptions()
         self.engine: Engine = engine
         # the embedded store locks its folder per client, so a process shares one client across collections
-        self._client: QdrantClient | EdgeClient | None = client
+        self._client: ServerClient | EdgeClient | None = client
         # two threads asking for the client at once (collections searched concurrently) must open one
         self._opening = threading.Lock()
 
@@ -95,29 +97,37 @@ class StoreConnection:
         return self.url is None and self.engine == "edge"
 
     @property
-    def client(self) -> QdrantClient | EdgeClient:
+    def client(self) -> ServerClient | EdgeClient:
         if self._client is None:
             with self._opening:
                 if self._client is None:
                     self._client = self._open()
         return self._client
 
-    def _open(self) -> QdrantClient | EdgeClient:
+    def _open(self) -> ServerClient | EdgeClient:
         """A new client: a server's by URL, or the embedded store's by folder (recorded as its holder)."""
         if self.url:
+            from qdrant_client import QdrantClient
+
+            from components.stores.server_client import ServerClient
+
             tls: dict[str, Any] = {"verify": str(self.server.ca_cert)} if self.server.ca_cert else {}
             # the client's timeout is whole seconds; at least one
             timeout = max(1, round(self.timeout))
-            return QdrantClient(url=self.url, api_key=self.api_key, timeout=timeout, **tls)
+            return ServerClient(QdrantClient(url=self.url, api_key=self.api_key, timeout=timeout, **tls))
         assert self.path is not None
         self.path.mkdir(parents=True, exist_ok=True)
-        client: QdrantClient | EdgeClient
+        client: ServerClient | EdgeClient
         try:
             if self.is_edge:
                 client = EdgeClient(edge_root(self.path))
             else:
+                from qdrant_client import QdrantClient
+
+                from components.stores.server_client import ServerClient
+
                 _single_threaded_blas()
-                client = QdrantClient(path=str(self.path))
+                client = ServerClient(QdrantClient(path=str(self.path)))
         except (RuntimeError, StoreBusy) as e:
             if isinstance(e, StoreBusy) or "already accessed" in str(e):
                 who = holder.describe(self.path)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from qdrant_client import models
+import qdrant_edge as qe
 
 from components.resilience.errors import ServiceUnavailable
 from components.stores.lexical import AVGDL_TOLERANCE, ChunkTerms, LexicalIndex
@@ -93,8 +93,8 @@ class Corpus(Protocol):
         ...
 
 
-def _all(where: Sequence[Selects]) -> models.Filter | None:
-    return models.Filter(must=[c.qdrant for c in where]) if where else None
+def _all(where: Sequence[Selects]) -> qe.Filter | None:
+    return qe.Filter(must=[c.qdrant for c in where]) if where else None
 
 
 class _Weighed:
@@ -136,7 +136,7 @@ class StoreCorpus(_Weighed):
     @property
     def restricted(self) -> bool:
         if "restricted" not in self._memo:
-            shared = models.Filter(must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key=ACCESS_KEY))])
+            shared = qe.Filter(must_not=[qe.IsEmptyCondition(ACCESS_KEY)])
             self._memo["restricted"] = self.index.count(shared) > 0
         return bool(self._memo["restricted"])
 
@@ -155,14 +155,14 @@ class StoreCorpus(_Weighed):
 
     def documents(self) -> int:
         """Every stored document has its chunk 0 (a write puts all of a document's chunks at once)."""
-        first = models.FieldCondition(key="chunk_index", match=models.MatchValue(value=0))
-        return self.index.count(models.Filter(must=[first]))
+        first = qe.FieldCondition(key="chunk_index", match=qe.MatchValue(0))
+        return self.index.count(qe.Filter(must=[first]))
 
     def documents_per_value(self, key: str, where: Sequence[Selects] = ()) -> dict[str, int]:
         counts: dict[str, int] = {}
         for value, chunks in self.values(key, where).items():
-            value_is = models.FieldCondition(key=key, match=models.MatchValue(value=value))
-            only = models.Filter(must=[value_is, *(c.qdrant for c in where)])
+            value_is = qe.FieldCondition(key=key, match=qe.MatchValue(value))
+            only = qe.Filter(must=[value_is, *(c.qdrant for c in where)])
             # the value's chunks bound its documents: a facet that long never cuts the count short
             counts[value] = len(self.index.facet("doc_id", where=only, limit=max(1, chunks)))
         return dict(sorted(counts.items(), key=lambda x: (-x[1], x[0])))

@@ -5,11 +5,12 @@ payload indexes evaluated inside the engine. qdrant-client's local mode, the ear
 store, reads every collection into memory on open, searches by brute force and filters in
 Python (docs/decisions/0016-embedded-engine.md has the measurements).
 
-``EdgeClient`` answers the qdrant-client calls ``QdrantIndex`` and its neighbours make
-(``scroll``, ``query_points``, ``batch_update_points``, ...) with qdrant-client's own model
-types, and the points it reads with ``EdgePoint``, which has their attributes
-(``components/stores/edge_models.py`` translates both ways), so that the code above the store
-does not know which engine it talks to, and the server path (``QDRANT_URL``) stays qdrant-client's.
+``EdgeClient`` answers the calls ``QdrantIndex`` and its neighbours make, named and shaped as
+qdrant-client's (``scroll``, ``query_points``, ``batch_update_points``, ...), in the store's
+vocabulary: Edge's own types in, and answers with the attributes of qdrant-client's
+(``components/stores/edge_models.py``). A Qdrant server (``QDRANT_URL``) is reached through
+``ServerClient``, which takes the same calls and translates them for qdrant-client, so the code
+above the store does not know which one it talks to, and this path never imports qdrant-client.
 
 Layout: one Edge shard per collection in ``<QDRANT_PATH>/edge/<collection>/``, and the
 collection's metadata (embedding model, dimension, version) in ``<collection>.json`` beside
@@ -30,20 +31,26 @@ from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
-from qdrant_client import models
 
 from components.stores.edge_models import (
     DISTANCE,
     SCHEMA_NAME,
+    DeleteWhere,
+    EdgeCollectionInfo,
+    EdgeConfig,
+    EdgeCount,
+    EdgeFacet,
+    EdgeFacetHit,
+    EdgeIndexInfo,
+    EdgeParams,
     EdgePoint,
     EdgeResponse,
-    delete_operation,
-    edge_filter,
-    edge_filter_or_all,
-    edge_id,
+    Operation,
+    SetPayload,
+    SparseSpec,
+    Upsert,
+    VectorSpec,
     edge_ids,
-    edge_point,
-    edge_vectors,
     index_params,
     record,
     scored,
@@ -111,40 +118,33 @@ class EdgeClient:
     def collection_exists(self, collection_name: str) -> bool:
         return self._meta_path(collection_name).is_file()
 
-    def get_collections(self) -> models.CollectionsResponse:
-        names = sorted(p.stem for p in self.root.glob("*.json"))
-        return models.CollectionsResponse(collections=[models.CollectionDescription(name=n) for n in names])
+    def collection_names(self) -> list[str]:
+        return sorted(p.stem for p in self.root.glob("*.json"))
 
-    def get_collection(self, collection_name: str) -> models.CollectionInfo:
+    def get_collection(self, collection_name: str) -> EdgeCollectionInfo:
         meta = self._read_meta(collection_name)
         info = self._shard(collection_name).info()
-        vectors = {
-            name: models.VectorParams(size=int(p["size"]), distance=models.Distance(p["distance"]))
-            for name, p in meta["_vectors"].items()
-        }
-        sparse = {name: models.SparseVectorParams(modifier=models.Modifier.IDF) for name in meta.get("_sparse", [])}
-        config = models.CollectionConfig.model_construct(
-            params=models.CollectionParams(vectors=vectors, sparse_vectors=sparse or None),
-            metadata={k: v for k, v in meta.items() if not k.startswith("_")},
-        )
-        return models.CollectionInfo.model_construct(
-            status=models.CollectionStatus.GREEN,
+        vectors = {name: VectorSpec(int(p["size"]), str(p["distance"])) for name, p in meta["_vectors"].items()}
+        sparse = {name: SparseSpec("idf") for name in meta.get("_sparse", [])}
+        return EdgeCollectionInfo(
             points_count=info.points_count,
             indexed_vectors_count=info.indexed_vectors_count,
             segments_count=info.segments_count,
-            config=config,
+            config=EdgeConfig(
+                params=EdgeParams(vectors=vectors, sparse_vectors=sparse or None),
+                metadata={k: v for k, v in meta.items() if not k.startswith("_")},
+            ),
             payload_schema={
-                field: models.PayloadIndexInfo.model_construct(data_type=SCHEMA_NAME[i.data_type], points=i.points)
-                for field, i in info.payload_schema.items()
+                field: EdgeIndexInfo(SCHEMA_NAME[i.data_type], i.points) for field, i in info.payload_schema.items()
             },
         )
 
     def create_collection(
         self,
         collection_name: str,
-        vectors_config: dict[str, models.VectorParams],
+        vectors_config: dict[str, VectorSpec],
         metadata: dict[str, Any] | None = None,
-        sparse_vectors_config: dict[str, models.SparseVectorParams] | None = None,
+        sparse_vectors_config: dict[str, SparseSpec] | None = None,
         **_server_only: Any,
     ) -> bool:
         """A new shard with these dense and sparse vectors; ``**_server_only`` (shards, replicas) means nothing here."""
@@ -160,12 +160,12 @@ class EdgeClient:
                 sparse_vectors={name: sparse_params(p) for name, p in (sparse_vectors_config or {}).items()},
             )
             self._shards[collection_name] = qe.EdgeShard.create(str(folder), config)
-            spec = {name: {"size": p.size, "distance": p.distance.value} for name, p in vectors_config.items()}
+            spec = {name: {"size": p.size, "distance": p.distance} for name, p in vectors_config.items()}
             sparse = sorted(sparse_vectors_config or {})
             self._write_meta(collection_name, {**(metadata or {}), "_vectors": spec, "_sparse": sparse})
         return True
 
-    def create_sparse_vector(self, collection_name: str, name: str, params: models.SparseVectorParams) -> None:
+    def create_sparse_vector(self, collection_name: str, name: str, params: SparseSpec) -> None:
         """Add a sparse vector to an existing collection (its points get theirs by ``update_vectors``)."""
         with self._guard:
             p = sparse_params(params)
@@ -174,8 +174,8 @@ class EdgeClient:
             meta["_sparse"] = sorted({*meta.get("_sparse", []), name})
             self._write_meta(collection_name, meta)
 
-    def create_payload_index(self, collection_name: str, field_name: str, field_schema: Any, **_: Any) -> None:
-        params = index_params(str(getattr(field_schema, "value", field_schema)))
+    def create_payload_index(self, collection_name: str, field_name: str, field_schema: str, **_: Any) -> None:
+        params = index_params(field_schema)
         self._shard(collection_name).update(qe.UpdateOperation.create_field_index(field_name, params))
 
     def update_collection(self, collection_name: str, metadata: dict[str, Any] | None = None, **_: Any) -> bool:
@@ -231,28 +231,27 @@ class EdgeClient:
                 self._lock_file.close()
 
     # ------------------------------------------------------------------ reads
-    def count(self, collection_name: str, count_filter: models.Filter | None = None, exact: bool = True) -> Any:
-        n = self._shard(collection_name).count(qe.CountRequest(exact=exact, filter=edge_filter(count_filter)))
-        return models.CountResult(count=n)
+    def count(self, collection_name: str, count_filter: qe.Filter | None = None, exact: bool = True) -> EdgeCount:
+        return EdgeCount(self._shard(collection_name).count(qe.CountRequest(exact=exact, filter=count_filter)))
 
     def facet(
         self,
         collection_name: str,
         key: str,
-        facet_filter: models.Filter | None = None,
+        facet_filter: qe.Filter | None = None,
         limit: int = 10,
         exact: bool = False,
         **_: Any,
-    ) -> models.FacetResponse:
+    ) -> EdgeFacet:
         """Points per value of an indexed keyword field, most first (qdrant-client's ``facet``)."""
-        request = qe.FacetRequest(key=key, limit=limit, exact=exact, filter=edge_filter(facet_filter))
+        request = qe.FacetRequest(key=key, limit=limit, exact=exact, filter=facet_filter)
         hits = self._shard(collection_name).facet(request).hits
-        return models.FacetResponse(hits=[models.FacetValueHit(value=h.value, count=h.count) for h in hits])
+        return EdgeFacet([EdgeFacetHit(h.value, h.count) for h in hits])
 
     def scroll(
         self,
         collection_name: str,
-        scroll_filter: models.Filter | None = None,
+        scroll_filter: qe.Filter | None = None,
         limit: int = 10,
         offset: Any = None,
         with_payload: bool | Sequence[str] = True,
@@ -262,7 +261,7 @@ class EdgeClient:
         request = qe.ScrollRequest(
             offset=offset,
             limit=limit,
-            filter=edge_filter(scroll_filter),
+            filter=scroll_filter,
             with_payload=selector(with_payload),
             with_vector=selector(with_vectors),
         )
@@ -278,80 +277,74 @@ class EdgeClient:
         **_: Any,
     ) -> list[EdgePoint]:
         found = self._shard(collection_name).retrieve(
-            [edge_id(i) for i in ids], with_payload=selector(with_payload), with_vector=selector(with_vectors)
+            edge_ids(ids), with_payload=selector(with_payload), with_vector=selector(with_vectors)
         )
         return [record(p) for p in found]
 
     def query_points(
         self,
         collection_name: str,
-        query: Sequence[float] | models.SparseVector,
+        query: Sequence[float] | qe.SparseVector,
         using: str | None = None,
-        query_filter: models.Filter | None = None,
+        query_filter: qe.Filter | None = None,
         limit: int = 10,
         offset: int | None = None,
         with_payload: bool | Sequence[str] = True,
         with_vectors: bool | Sequence[str] = False,
         score_threshold: float | None = None,
-        search_params: models.SearchParams | None = None,
+        search_params: qe.SearchParams | None = None,
         **_: Any,
     ) -> EdgeResponse:
-        params = None
-        if search_params is not None:
-            params = qe.SearchParams(hnsw_ef=search_params.hnsw_ef, exact=bool(search_params.exact))
-        target: Any = (
-            qe.SparseVector(indices=list(query.indices), values=list(query.values))
-            if isinstance(query, models.SparseVector)
-            else [float(x) for x in query]
-        )
+        target: Any = query if isinstance(query, qe.SparseVector) else [float(x) for x in query]
         request = qe.QueryRequest(
             limit=limit,
             offset=offset,
             query=qe.Query.Nearest(target, using=using),
-            filter=edge_filter(query_filter),
+            filter=query_filter,
             with_payload=selector(with_payload),
             with_vector=selector(with_vectors),
             score_threshold=score_threshold,
-            params=params,
+            params=search_params,
         )
         return EdgeResponse([scored(p) for p in self._shard(collection_name).query(request)])
 
     # ------------------------------------------------------------------ writes
-    def upsert(self, collection_name: str, points: Sequence[models.PointStruct], **_: Any) -> None:
-        self._shard(collection_name).update(qe.UpdateOperation.upsert_points([edge_point(p) for p in points]))
+    def upsert(self, collection_name: str, points: Sequence[qe.Point], **_: Any) -> None:
+        self._shard(collection_name).update(qe.UpdateOperation.upsert_points(list(points)))
 
-    def update_vectors(self, collection_name: str, points: Sequence[models.PointVectors], **_: Any) -> None:
+    def update_vectors(self, collection_name: str, points: Sequence[qe.PointVectors], **_: Any) -> None:
         """Set these named vectors of existing points (the others stay)."""
-        vectors = [qe.PointVectors(edge_id(p.id), edge_vectors(p.vector)) for p in points]
-        self._shard(collection_name).update(qe.UpdateOperation.update_vectors(vectors))
+        self._shard(collection_name).update(qe.UpdateOperation.update_vectors(list(points)))
 
-    def delete(self, collection_name: str, points_selector: Any, **_: Any) -> None:
-        self._shard(collection_name).update(delete_operation(points_selector))
-
-    def set_payload(self, collection_name: str, payload: dict[str, Any], points: Any, **_: Any) -> None:
-        shard = self._shard(collection_name)
-        if isinstance(points, models.Filter):
-            shard.update(qe.UpdateOperation.set_payload_by_filter(edge_filter_or_all(points), payload))
+    def delete(self, collection_name: str, points_selector: qe.Filter | Sequence[Any], **_: Any) -> None:
+        """Delete the points a filter selects, or the points of a list of ids."""
+        if isinstance(points_selector, qe.Filter):
+            operation = qe.UpdateOperation.delete_points_by_filter(points_selector)
         else:
-            shard.update(qe.UpdateOperation.set_payload(edge_ids(points), payload))
+            operation = qe.UpdateOperation.delete_points(edge_ids(points_selector))
+        self._shard(collection_name).update(operation)
 
-    def delete_payload(self, collection_name: str, keys: Sequence[str], points: Any, **_: Any) -> None:
-        shard = self._shard(collection_name)
-        if isinstance(points, models.Filter):
-            shard.update(qe.UpdateOperation.delete_payload_by_filter(edge_filter_or_all(points), list(keys)))
+    def set_payload(self, collection_name: str, payload: dict[str, Any], points: Sequence[Any], **_: Any) -> None:
+        self._shard(collection_name).update(qe.UpdateOperation.set_payload(edge_ids(points), payload))
+
+    def delete_payload(self, collection_name: str, keys: Sequence[str], points: qe.Filter | Sequence[Any]) -> None:
+        """Remove these payload keys from the points a filter selects (``qe.Filter()``: all), or of a list of ids."""
+        if isinstance(points, qe.Filter):
+            operation = qe.UpdateOperation.delete_payload_by_filter(points, list(keys))
         else:
-            shard.update(qe.UpdateOperation.delete_payload(edge_ids(points), list(keys)))
+            operation = qe.UpdateOperation.delete_payload(edge_ids(points), list(keys))
+        self._shard(collection_name).update(operation)
 
-    def batch_update_points(self, collection_name: str, update_operations: Sequence[Any], **_: Any) -> None:
+    def batch_update_points(self, collection_name: str, update_operations: Sequence[Operation], **_: Any) -> None:
         """The operations in order, under the shard's one writer (a reader in this process may see a
         document's new chunks before its leftovers go, never the document missing)."""
         shard = self._shard(collection_name)
         for op in update_operations:
-            if isinstance(op, models.UpsertOperation) and isinstance(op.upsert, models.PointsList):
-                shard.update(qe.UpdateOperation.upsert_points([edge_point(p) for p in op.upsert.points]))
-            elif isinstance(op, models.DeleteOperation):
-                shard.update(delete_operation(op.delete))
-            elif isinstance(op, models.SetPayloadOperation) and op.set_payload.points is not None:
-                shard.update(qe.UpdateOperation.set_payload(edge_ids(op.set_payload.points), op.set_payload.payload))
+            if isinstance(op, Upsert):
+                shard.update(qe.UpdateOperation.upsert_points(op.points))
+            elif isinstance(op, DeleteWhere):
+                shard.update(qe.UpdateOperation.delete_points_by_filter(op.filter))
+            elif isinstance(op, SetPayload):
+                shard.update(qe.UpdateOperation.set_payload(edge_ids(op.ids), op.payload))
             else:
                 raise TypeError(f"the Edge store does not take {type(op).__name__} in a batch")

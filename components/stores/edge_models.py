@@ -1,25 +1,31 @@
-"""qdrant-client's model types in Qdrant Edge's terms, and Edge's answers back in qdrant-client's.
+"""The store's vocabulary: Qdrant Edge's own types, and the few shapes the store layer adds to them.
 
-``EdgeClient`` (``components/stores/edge.py``) takes qdrant-client's own types and answers with
-them, or, for the points it reads, with ``EdgePoint``, which carries the same attributes; so the
-code above the store does not know which engine it talks to. This module is the translation both
-ways: ids, named vectors, points, filters, payload-index and sparse-vector parameters. A
-condition or match Edge cannot evaluate fails loudly, never matches silently.
+Code above the store builds filters, points and sparse vectors with Qdrant Edge's types
+(``qdrant_edge``: ``Filter``, ``FieldCondition``, ``MatchAny``, ``Point``, ``SparseVector`` ...),
+which import in milliseconds; the embedded store takes them as they are. A Qdrant server is
+reached through qdrant-client, whose model types take most of a second to import (pydantic
+builds some 340 models), so only ``components/stores/server_client.py`` translates to them, and
+a one-shot command on the embedded store never imports qdrant-client.
+
+Added here: what a collection is declared with (``VectorSpec``, ``SparseSpec``), the operations
+of one batched write (``Upsert``, ``DeleteWhere``, ``SetPayload``), and what Edge's reads answer
+with, carrying the attributes of qdrant-client's answers that callers read (``EdgePoint``,
+``EdgeResponse``, ``EdgeCount``, ``EdgeFacet``, ``EdgeCollectionInfo``), so that the code above
+the store reads a server's answers and the embedded store's alike.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import date, datetime
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import qdrant_edge as qe
-from qdrant_client import models
 
-# Each payload-index kind, by qdrant-client's schema name: Edge's type (to report the index back in
-# qdrant-client's terms) and the parameters it is created with. Payload indexes and the sparse (BM25)
+# Each payload-index kind, by Qdrant's schema name: Edge's type (to report the index back by its
+# name) and the parameters it is created with. Payload indexes and the sparse (BM25)
 # index are memory-mapped: a process that opens the store reads the pages its queries touch. Held in
 # RAM, each is read whole at every open, which grows with the store (at 1M chunks the BM25 index
 # alone took 0.47 s of a 1.8 s open), and a one-shot command opens it each time. HNSW links and dense
@@ -36,42 +42,82 @@ _INDEX_KINDS: dict[str, tuple[qe.PayloadSchemaType, Callable[[], Any]]] = {
     "text": (qe.PayloadSchemaType.Text, lambda: qe.TextIndexParams(on_disk=True)),
     "uuid": (qe.PayloadSchemaType.Uuid, lambda: qe.UuidIndexParams(on_disk=True)),
 }
-SCHEMA_NAME = {kind: models.PayloadSchemaType(name) for name, (kind, _) in _INDEX_KINDS.items()}
-"""qdrant-client's schema name of each Edge payload-index type."""
+SCHEMA_NAME = {kind: name for name, (kind, _) in _INDEX_KINDS.items()}
+"""Qdrant's schema name ("keyword", ...) of each Edge payload-index type."""
 DISTANCE = {
-    models.Distance.DOT: qe.Distance.Dot,
-    models.Distance.COSINE: qe.Distance.Cosine,
-    models.Distance.EUCLID: qe.Distance.Euclid,
-    models.Distance.MANHATTAN: qe.Distance.Manhattan,
+    "Dot": qe.Distance.Dot,
+    "Cosine": qe.Distance.Cosine,
+    "Euclid": qe.Distance.Euclid,
+    "Manhattan": qe.Distance.Manhattan,
 }
-"""Edge's distance of each of qdrant-client's."""
+"""Edge's distance of each of Qdrant's distance names."""
+
+
+@dataclass(frozen=True)
+class VectorSpec:
+    """A dense vector a collection declares: its size and Qdrant's distance name ("Dot", "Cosine" ...)."""
+
+    size: int
+    distance: str = "Dot"
+
+
+@dataclass(frozen=True)
+class SparseSpec:
+    """A sparse vector a collection declares; ``modifier`` "idf" has the engine weigh terms by IDF."""
+
+    modifier: str | None = "idf"
 
 
 def index_params(kind: str) -> Any:
-    """Edge's parameters for a payload index of a qdrant-client schema name ("keyword", ...)."""
+    """Edge's parameters for a payload index of a Qdrant schema name ("keyword", ...)."""
     return _INDEX_KINDS[kind][1]()
 
 
-def sparse_params(p: models.SparseVectorParams) -> qe.EdgeSparseVectorParams:
-    """Edge's parameters for a sparse vector declared as qdrant-client's."""
-    if p.modifier not in (None, models.Modifier.NONE, models.Modifier.IDF):
+def sparse_params(p: SparseSpec) -> qe.EdgeSparseVectorParams:
+    """Edge's parameters for a declared sparse vector."""
+    if p.modifier not in (None, "none", "idf"):
         raise TypeError(f"the Edge store has no sparse modifier {p.modifier!r}")
-    modifier = qe.Modifier.Idf if p.modifier == models.Modifier.IDF else None
+    modifier = qe.Modifier.Idf if p.modifier == "idf" else None
     return qe.EdgeSparseVectorParams(modifier=modifier, on_disk=True)  # memory-mapped: see _INDEX_KINDS
 
 
-# ---------------------------------------------------------------------- into Edge's types
+# ---------------------------------------------------------------------- one batched write
+@dataclass(frozen=True)
+class Upsert:
+    """Write these points (overwriting any at their ids)."""
+
+    points: list[qe.Point]
+
+
+@dataclass(frozen=True)
+class DeleteWhere:
+    """Delete the points that pass ``filter``."""
+
+    filter: qe.Filter
+
+
+@dataclass(frozen=True)
+class SetPayload:
+    """Set these keys of these points' payloads (the other keys stay)."""
+
+    payload: dict[str, Any]
+    ids: list[Any]
+
+
+Operation = Upsert | DeleteWhere | SetPayload
+"""One operation of ``batch_update_points``: a server runs them as one request, Edge in order."""
+
+
+# ---------------------------------------------------------------------- ids and selectors
 def edge_id(point_id: Any) -> Any:
-    """Ids as Edge takes them: integers, or UUIDs (qdrant-client passes UUIDs as strings)."""
+    """Ids as Edge takes them: integers, or UUIDs (the store's ids are UUID strings)."""
     if isinstance(point_id, int):
         return point_id
     return uuid.UUID(str(point_id))
 
 
-def edge_ids(selector: Any) -> list[Any]:
-    """The ids of a ``PointIdsList`` or of a plain list of ids."""
-    points = selector.points if isinstance(selector, models.PointIdsList) else selector
-    return [edge_id(i) for i in points]
+def edge_ids(ids: Sequence[Any]) -> list[Any]:
+    return [edge_id(i) for i in ids]
 
 
 def selector(value: bool | Sequence[str] | None) -> Any:
@@ -79,95 +125,77 @@ def selector(value: bool | Sequence[str] | None) -> Any:
     return list(value) if isinstance(value, (list, tuple)) else bool(value)
 
 
-def edge_point(p: models.PointStruct) -> qe.Point:
-    return qe.Point(id=edge_id(p.id), vector=edge_vectors(p.vector), payload=p.payload)
+def point(point_id: Any, vector: dict[str, Any], payload: dict[str, Any] | None = None) -> qe.Point:
+    """A point with named vectors, at a UUID string's or an integer's id."""
+    return qe.Point(id=edge_id(point_id), vector={k: edge_vector(v) for k, v in vector.items()}, payload=payload)
 
 
-def edge_vectors(vector: Any) -> Any:
-    """Named vectors in Edge's types: dense lists as they are, sparse ones as ``qe.SparseVector``."""
-    if not isinstance(vector, dict):
-        raise TypeError("points written to the Edge store carry named vectors ({'dense': [...]})")
-    return {
-        k: qe.SparseVector(indices=list(v.indices), values=list(v.values))
-        if isinstance(v, models.SparseVector)
-        else list(v)
-        for k, v in vector.items()
-    }
+def edge_vector(v: Any) -> Any:
+    """A vector as Edge takes it: a dense list, or a ``qe.SparseVector`` (also made from a sparse
+    vector read back, Edge's ``StoredSparse`` or a server's, which have its indices and values)."""
+    if isinstance(v, qe.SparseVector):
+        return v
+    if hasattr(v, "indices"):
+        return qe.SparseVector(indices=list(v.indices), values=list(v.values))
+    return list(v)
 
 
-def delete_operation(points_selector: Any) -> qe.UpdateOperation:
-    """The deletion of the points a ``FilterSelector`` or a list of ids names."""
-    if isinstance(points_selector, models.FilterSelector):
-        return qe.UpdateOperation.delete_points_by_filter(edge_filter_or_all(points_selector.filter))
-    return qe.UpdateOperation.delete_points(edge_ids(points_selector))
-
-
-def edge_filter_or_all(f: models.Filter | None) -> qe.Filter:
-    """The filter in Edge's types; none at all selects every point (as an update by filter needs one)."""
-    converted = edge_filter(f)
-    return converted if converted is not None else qe.Filter()
-
-
-def edge_filter(f: models.Filter | None) -> qe.Filter | None:
-    """The same filter in Edge's types; an unknown condition fails loudly, never matches silently."""
-    if f is None:
-        return None
-
-    def many(conds: Any) -> list[Any] | None:
-        if conds is None:
-            return None
-        return [_condition(c) for c in (conds if isinstance(conds, list) else [conds])]
-
-    min_should = None
+def filter_json(f: qe.Filter) -> dict[str, Any]:
+    """A filter as Qdrant's REST API writes it (``{"must": [{"key": ..., "match": {"any": [...]}}]}``):
+    what ``--debug`` shows, and what a server's own tools take."""
+    out: dict[str, Any] = {}
+    for part in ("must", "should", "must_not"):
+        conds = getattr(f, part)
+        if conds is not None:
+            out[part] = [_condition_json(c) for c in conds]
     if f.min_should is not None:
-        min_should = qe.MinShould(
-            conditions=[_condition(c) for c in f.min_should.conditions], min_count=f.min_should.min_count
-        )
-    return qe.Filter(must=many(f.must), should=many(f.should), must_not=many(f.must_not), min_should=min_should)
+        ms = f.min_should
+        out["min_should"] = {"conditions": [_condition_json(c) for c in ms.conditions], "min_count": ms.min_count}
+    return out
 
 
-def _condition(c: Any) -> Any:
-    if isinstance(c, models.Filter):
-        return edge_filter(c)
-    if isinstance(c, models.IsEmptyCondition):
-        return qe.IsEmptyCondition(c.is_empty.key)
-    if isinstance(c, models.IsNullCondition):
-        return qe.IsNullCondition(c.is_null.key)  # type: ignore[attr-defined]
-    if isinstance(c, models.HasIdCondition):
-        return qe.HasIdCondition({edge_id(i) for i in c.has_id})
-    if isinstance(c, models.FieldCondition):
+def _condition_json(c: Any) -> dict[str, Any]:
+    if isinstance(c, qe.Filter):
+        return filter_json(c)
+    if isinstance(c, qe.IsEmptyCondition):
+        return {"is_empty": {"key": c.key}}
+    if isinstance(c, qe.IsNullCondition):
+        return {"is_null": {"key": c.key}}
+    if isinstance(c, qe.HasIdCondition):
+        return {"has_id": sorted(str(i) for i in c.point_ids)}
+    if isinstance(c, qe.FieldCondition):
         if c.match is not None:
-            return qe.FieldCondition(key=c.key, match=_match(c.match))
-        if isinstance(c.range, models.DatetimeRange):
-            bounds = {k: _iso(getattr(c.range, k)) for k in ("gte", "gt", "lte", "lt")}
-            return qe.FieldCondition(key=c.key, range=qe.RangeDateTime(**bounds))
-        if isinstance(c.range, models.Range):
-            return qe.FieldCondition(
-                key=c.key, range=qe.RangeFloat(gte=c.range.gte, gt=c.range.gt, lte=c.range.lte, lt=c.range.lt)
-            )
-    raise TypeError(f"the Edge store cannot evaluate the filter condition {c!r}")
+            return {"key": c.key, "match": _match_json(c.match)}
+        if c.range is not None:
+            bounds = {k: getattr(c.range, k) for k in ("gte", "gt", "lte", "lt")}
+            if isinstance(c.range, qe.RangeDateTime):  # RFC 3339, as Qdrant writes it
+                bounds = {k: rfc3339(v) for k, v in bounds.items()}
+            return {"key": c.key, "range": {k: v for k, v in bounds.items() if v is not None}}
+    raise TypeError(f"no JSON for the filter condition {c!r}")
 
 
-def _match(m: Any) -> Any:
-    if isinstance(m, models.MatchValue):
-        return qe.MatchValue(m.value)
-    if isinstance(m, models.MatchAny):
-        return qe.MatchAny(list(m.any))  # type: ignore[arg-type]
-    if isinstance(m, models.MatchExcept):
-        return qe.MatchExcept(list(m.except_))  # type: ignore[arg-type]
-    if isinstance(m, models.MatchText):
-        return qe.MatchText(m.text)
-    if isinstance(m, models.MatchSubstring):
-        return qe.MatchSubstring(m.substring)
-    raise TypeError(f"the Edge store cannot evaluate the match {m!r}")
+def edge_datetime(v: str | None) -> datetime | None:
+    """A date-time bound as Edge reads it back (``2024-01-01 00:00:00 UTC``)."""
+    return None if v is None else datetime.fromisoformat(v.replace(" UTC", "+00:00"))
 
 
-def _iso(v: Any) -> str | None:
-    if v is None:
-        return None
-    if isinstance(v, datetime | date):
-        return v.isoformat()
-    return str(v)
+def rfc3339(v: str | None) -> str | None:
+    dt = edge_datetime(v)
+    return None if dt is None else dt.isoformat().replace("+00:00", "Z")
+
+
+def _match_json(m: Any) -> dict[str, Any]:
+    if isinstance(m, qe.MatchValue):
+        return {"value": m.value}
+    if isinstance(m, qe.MatchAny):
+        return {"any": list(m.value)}
+    if isinstance(m, qe.MatchExcept):
+        return {"except": list(m.value)}
+    if isinstance(m, qe.MatchText):
+        return {"text": m.text}
+    if isinstance(m, qe.MatchSubstring):
+        return {"substring": m.substring}
+    raise TypeError(f"no JSON for the match {m!r}")
 
 
 # ---------------------------------------------------------------------- back to the callers
@@ -199,11 +227,72 @@ def scored(p: Any) -> EdgePoint:
     return EdgePoint(str(p.id), p.payload, client_vectors(p.vector), p.score, p.version)
 
 
+@dataclass(frozen=True, slots=True)
+class StoredSparse:
+    """A sparse vector read back: the ``indices`` and ``values`` of qdrant-client's ``SparseVector``,
+    and equal to another with the same (Edge's own type compares by identity)."""
+
+    indices: list[int]
+    values: list[float]
+
+
 def client_vectors(vector: Any) -> Any:
-    """Edge's named vectors in qdrant-client's types (sparse ones as ``models.SparseVector``)."""
+    """Edge's named vectors as callers read them: dense lists, sparse ones as ``StoredSparse``."""
     if not isinstance(vector, dict):
         return vector
     return {
-        k: models.SparseVector(indices=list(v.indices), values=list(v.values)) if isinstance(v, qe.SparseVector) else v
+        k: StoredSparse(list(v.indices), list(v.values)) if isinstance(v, qe.SparseVector) else v
         for k, v in vector.items()
     }
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeCount:
+    """``count``'s answer (qdrant-client's ``CountResult``)."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeFacetHit:
+    value: Any
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeFacet:
+    """``facet``'s answer (qdrant-client's ``FacetResponse``)."""
+
+    hits: list[EdgeFacetHit]
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeIndexInfo:
+    """A payload index: its Qdrant schema name and how many points it holds."""
+
+    data_type: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeParams:
+    vectors: dict[str, VectorSpec]
+    sparse_vectors: dict[str, SparseSpec] | None
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeConfig:
+    params: EdgeParams
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeCollectionInfo:
+    """``get_collection``'s answer, with the attributes of qdrant-client's ``CollectionInfo`` that
+    callers read (``config.params``, ``config.metadata``, ``payload_schema``, ``points_count``)."""
+
+    points_count: int
+    indexed_vectors_count: int
+    segments_count: int
+    config: EdgeConfig
+    payload_schema: dict[str, EdgeIndexInfo] = field(default_factory=dict)

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qdrant_client import models
+import qdrant_edge as qe
 
-from components.models.embedders import Embedder
+from components.stores.edge_models import point
 from components.stores.points import DENSE
 from components.stores.qdrant import QdrantIndex
+
+if TYPE_CHECKING:  # the embedder (and langchain-core under it) loads where it is used
+    from components.models.embedders import Embedder
 
 SUFFIX = "__examples"
 
@@ -41,10 +44,10 @@ class ExampleIndex:
         """Keep a good answer (the question embedded as a query, as questions are at search time)."""
         self.index.ensure(embedding_model=self.embedder.model_id, dim=self.embedder.dim)
         vector = self.embedder.encode_queries([question])[0]
-        point = models.PointStruct(
-            id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"feedback/{feedback_id}")),
-            vector={DENSE: [float(x) for x in vector]},
-            payload={
+        kept = point(
+            str(uuid.uuid5(uuid.NAMESPACE_URL, f"feedback/{feedback_id}")),
+            {DENSE: [float(x) for x in vector]},
+            {
                 "feedback_id": feedback_id,
                 "question": question,
                 "answer": answer,
@@ -52,13 +55,13 @@ class ExampleIndex:
                 "index_version": index_version,
             },
         )
-        self.index.client.upsert(self.index.collection, points=[point], wait=True)
+        self.index.client.upsert(self.index.collection, points=[kept], wait=True)
 
     def similar(self, vector: Any, *, audience: str, threshold: float, limit: int) -> list[Example]:
         """Up to ``limit`` examples of ``audience`` at least ``threshold`` close, closest first."""
         if limit < 1 or not self.index.exists():
             return []
-        only = models.Filter(must=[models.FieldCondition(key="audience", match=models.MatchValue(value=audience))])
+        only = qe.Filter(must=[qe.FieldCondition(key="audience", match=qe.MatchValue(audience))])
         hits = self.index.search(vector, limit=limit, query_filter=only)
         return [
             Example(int(h.payload["feedback_id"]), str(h.payload["question"]), str(h.payload["answer"]), float(h.score))

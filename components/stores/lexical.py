@@ -35,13 +35,14 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from qdrant_client import models
+import qdrant_edge as qe
 
 from components.ingestion.documents import heading
 from components.resilience.errors import CollectionOutdated
+from components.stores.edge_models import SparseSpec
 from components.stores.points import of_documents
 from components.stores.qdrant import QdrantIndex
 from components.text.tokenizer import Tokenizer
@@ -99,12 +100,12 @@ def term_key(token: str) -> int:
     return zlib.crc32(token.encode("utf-8")) & 0x7FFFFFFF
 
 
-def document_vector(tokens: Sequence[str], params: LexicalParams) -> models.SparseVector:
+def document_vector(tokens: Sequence[str], params: LexicalParams) -> qe.SparseVector:
     """A chunk's BM25 term weights, without the IDF (the engine's)."""
     tf = Counter(term_key(t) for t in tokens)
     norm = params.k1 * (1.0 - params.b + params.b * len(tokens) / params.avgdl)
     keys = sorted(tf)
-    return models.SparseVector(indices=keys, values=[tf[k] * (params.k1 + 1.0) / (tf[k] + norm) for k in keys])
+    return qe.SparseVector(indices=keys, values=[tf[k] * (params.k1 + 1.0) / (tf[k] + norm) for k in keys])
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ class ChunkTerms:
     length: float
 
 
-def read_back(vector: models.SparseVector, params: LexicalParams) -> tuple[ChunkTerms, np.ndarray]:
+def read_back(vector: qe.SparseVector, params: LexicalParams) -> tuple[ChunkTerms, np.ndarray]:
     """A stored chunk's term dimensions, its length and each term's count, from the weights
     ``document_vector`` wrote with ``params``.
 
@@ -133,11 +134,11 @@ def read_back(vector: models.SparseVector, params: LexicalParams) -> tuple[Chunk
     return ChunkTerms(keys, float(tf.sum())), tf
 
 
-def reweighted(vector: models.SparseVector, written: LexicalParams, now: LexicalParams) -> models.SparseVector:
+def reweighted(vector: qe.SparseVector, written: LexicalParams, now: LexicalParams) -> qe.SparseVector:
     """The weights of a chunk stored with ``written`` parameters, computed with ``now``'s."""
     terms, tf = read_back(vector, written)
     norm = now.k1 * (1.0 - now.b + now.b * terms.length / now.avgdl)
-    return models.SparseVector(indices=terms.keys.tolist(), values=(tf * (now.k1 + 1.0) / (tf + norm)).tolist())
+    return qe.SparseVector(indices=terms.keys.tolist(), values=(tf * (now.k1 + 1.0) / (tf + norm)).tolist())
 
 
 def engine_idf(n: np.ndarray, chunks: int) -> np.ndarray:
@@ -146,7 +147,7 @@ def engine_idf(n: np.ndarray, chunks: int) -> np.ndarray:
     return np.log1p((chunks - n + 0.5) / (n + 0.5))
 
 
-def query_vector(tokens: Sequence[str], scale: Mapping[str, float] | None = None) -> models.SparseVector:
+def query_vector(tokens: Sequence[str], scale: Mapping[str, float] | None = None) -> qe.SparseVector:
     """A query: each term with how often the query holds it, times its ``scale`` (the ranking
     idf over the engine's, ``TermStats.ranking_scale``; 1 for a term the table lacks)."""
     weights: dict[int, float] = {}
@@ -154,12 +155,12 @@ def query_vector(tokens: Sequence[str], scale: Mapping[str, float] | None = None
         key = term_key(token)
         weights[key] = weights.get(key, 0.0) + count * (scale.get(token, 1.0) if scale is not None else 1.0)
     keys = sorted(weights)
-    return models.SparseVector(indices=keys, values=[float(weights[k]) for k in keys])
+    return qe.SparseVector(indices=keys, values=[float(weights[k]) for k in keys])
 
 
-def sparse_config() -> dict[str, models.SparseVectorParams]:
+def sparse_config() -> dict[str, SparseSpec]:
     """The collection's sparse vector: IDF over the live collection, computed by the engine."""
-    return {SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)}
+    return {SPARSE: SparseSpec("idf")}
 
 
 class LexicalIndex:
@@ -195,7 +196,7 @@ class LexicalIndex:
             raise self._outdated(why)
         return LexicalParams.from_meta(meta)
 
-    def weights(self, documents: Sequence[Sequence[dict[str, Any]]]) -> tuple[str, list[list[models.SparseVector]]]:
+    def weights(self, documents: Sequence[Sequence[dict[str, Any]]]) -> tuple[str, list[list[qe.SparseVector]]]:
         """Each chunk's term weights, per document, for ``QdrantIndex.write``. The first write into
         a new collection fixes its average chunk length."""
         params = self.params()
@@ -228,7 +229,7 @@ class LexicalIndex:
         query_tokens: Sequence[str],
         *,
         limit: int,
-        query_filter: models.Filter | None = None,
+        query_filter: qe.Filter | None = None,
         with_payload: bool | Sequence[str] = True,
         scale: Mapping[str, float] | None = None,
     ) -> list[Any]:
@@ -237,10 +238,15 @@ class LexicalIndex:
             SPARSE, query_vector(query_tokens, scale), limit=limit, query_filter=query_filter, with_payload=with_payload
         )
 
-    def _stored(self, where: models.Filter | None) -> Iterable[tuple[Any, models.SparseVector]]:
+    def _stored(self, where: qe.Filter | None) -> Iterable[tuple[Any, qe.SparseVector]]:
         for r in self.index.scroll(fields=False, vectors=[SPARSE], scroll_filter=where, batch=4096):
             vec = r.vector.get(SPARSE) if isinstance(r.vector, dict) else None
-            yield r.id, vec if isinstance(vec, models.SparseVector) else models.SparseVector(indices=[], values=[])
+            # a server answers with qdrant-client's SparseVector, the embedded store with Edge's: the
+            # same indices and values
+            yield (
+                r.id,
+                cast(qe.SparseVector, vec) if hasattr(vec, "indices") else qe.SparseVector(indices=[], values=[]),
+            )
 
     def terms(self, doc_ids: Sequence[str] | None = None) -> list[ChunkTerms]:
         """Each stored chunk's term dimensions and length (of these documents only, when given):
@@ -253,7 +259,7 @@ class LexicalIndex:
         where = None if doc_ids is None else of_documents(doc_ids)
         return [read_back(vec, params)[0] for _, vec in self._stored(where)]
 
-    def written(self, weights: Sequence[Sequence[models.SparseVector]]) -> list[ChunkTerms]:
+    def written(self, weights: Sequence[Sequence[qe.SparseVector]]) -> list[ChunkTerms]:
         """The term statistics of chunks whose weights ``weights`` just computed."""
         params = self.params()
         assert params is not None, "weights() fixes a new collection's parameters"
@@ -267,7 +273,7 @@ class LexicalIndex:
             return 0
         now = replace(written, avgdl=avgdl)
         done = 0
-        pending: dict[str, models.SparseVector] = {}
+        pending: dict[str, qe.SparseVector] = {}
         for pid, vec in self._stored(None):
             pending[str(pid)] = reweighted(vec, written, now)
             if len(pending) >= batch:

@@ -25,10 +25,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from qdrant_client import models
-
 from components.stores.connection import StoreConnection
 from components.stores.edge import EdgeClient, edge_root
+from components.stores.edge_models import SparseSpec
 from components.stores.lexical import (
     META_KEY,
     SPARSE,
@@ -40,6 +39,7 @@ from components.stores.lexical import (
 )
 from components.stores.points import INDEXED
 from components.stores.qdrant import QdrantIndex
+from components.stores.server_client import edge_point, vector_spec
 from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
@@ -86,8 +86,7 @@ def migrate(path: Path, *, progress: Progress | None = None) -> list[Copied]:
         assert isinstance(edge, EdgeClient)
         done = {name: _copy(source.client, edge, name, progress) for name in names}
         tokenizer = Tokenizer()
-        for info in edge.get_collections().collections:
-            name = info.name
+        for name in edge.collection_names():
             index = QdrantIndex(collection=name, path=path, client=edge)
             if COMPANION in name or LexicalIndex(index, tokenizer).outdated() is None:
                 continue
@@ -139,7 +138,10 @@ def _copy(local: Any, edge: EdgeClient, name: str, progress: Progress | None) ->
     edge.delete_collection(staging)  # what an interrupted run left
     sparse = dict(info.config.params.sparse_vectors or {})
     edge.create_collection(
-        staging, vectors_config=vectors, sparse_vectors_config=sparse, metadata=dict(info.config.metadata or {})
+        staging,
+        vectors_config={n: vector_spec(p) for n, p in vectors.items()},
+        sparse_vectors_config={n: SparseSpec("idf" if p.modifier == "idf" else None) for n, p in sparse.items()},
+        metadata=dict(info.config.metadata or {}),
     )
     for field, kind in INDEXED.items():
         edge.create_payload_index(staging, field, field_schema=kind)
@@ -149,10 +151,7 @@ def _copy(local: Any, edge: EdgeClient, name: str, progress: Progress | None) ->
     while True:
         points, offset = local.scroll(name, limit=BATCH, offset=offset, with_payload=True, with_vectors=True)
         if points:
-            edge.upsert(
-                staging,
-                points=[models.PointStruct(id=p.id, vector=p.vector, payload=p.payload) for p in points],
-            )
+            edge.upsert(staging, points=[edge_point(p) for p in points])
             done += len(points)
             if progress is not None:
                 progress(name, done, total)

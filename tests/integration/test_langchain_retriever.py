@@ -201,6 +201,11 @@ def test_vectorstore_filters_and_frontmatter_metadata(store: Components) -> None
     research = SearchFilters.parse({"vaults": ["research"]}).to_qdrant()
     docs = vs.similarity_search(WATER, k=4, filter=research)
     assert docs and {d.metadata["vault"] for d in docs} == {"research"}
+    # a LangChain user writes the filter in qdrant-client's models, as langchain-qdrant documents
+    from qdrant_client import models
+
+    theirs = models.Filter(must=[models.FieldCondition(key="vault", match=models.MatchValue(value="research"))])
+    assert [d.id for d in vs.similarity_search(WATER, k=4, filter=theirs)] == [d.id for d in docs]
     notes = vs.similarity_search("fusing dense and BM25 lists: error codes", k=1)[0]
     assert notes.metadata["title"] == "Hybrid Search Reading Notes"
     assert notes.metadata["metadata"] == {"status": "evergreen", "rating": 4}

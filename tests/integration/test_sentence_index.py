@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qdrant_client import models
+import qdrant_edge as qe
 
 from components.factory import Components
 from components.heuristics.extractive import extract_answer
@@ -204,7 +204,7 @@ def test_sentences_an_earlier_version_stored_without_their_notes_are_listed_whol
     c, vaults = sample_store(tmp_path)
     try:
         store = c.sentences().store
-        store.client.delete_payload(store.collection, keys=["doc_id"], points=models.Filter())
+        store.client.delete_payload(store.collection, keys=["doc_id"], points=qe.Filter())
         store.update_metadata(refs=False)  # as an earlier version left it
         (vaults / "life" / "Tea.md").write_text("# Tea\nGreen tea wants water at 70 degrees.\n", encoding="utf-8")
         with EmbeddedTexts(c) as embedded:

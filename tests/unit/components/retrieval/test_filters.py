@@ -12,7 +12,9 @@ from qdrant_client import models
 from components.ingestion.documents import Chunk, Document
 from components.resilience.errors import QueryError
 from components.retrieval.filters import SearchFilters
+from components.stores.edge_models import filter_json
 from components.stores.points import chunk_payload
+from components.stores.server_client import client_filter
 
 
 def payload(
@@ -142,12 +144,17 @@ def match_any(key: str, values: list[Any]) -> models.FieldCondition:
     ids=lambda x: None if isinstance(x, list) else ",".join(x),
 )
 def test_each_filter_becomes_its_qdrant_condition(raw: dict[str, Any], must: list[Any]) -> None:
-    assert SearchFilters.parse(raw).to_qdrant() == models.Filter(must=must)
+    # the store's filter (Edge's types) is the expected Qdrant condition: as a server is sent it, and
+    # as Qdrant's REST API writes it (what --debug shows)
+    q = SearchFilters.parse(raw).to_qdrant()
+    assert q is not None
+    assert client_filter(q) == models.Filter(must=must)
+    assert filter_json(q) == models.Filter(must=must).model_dump(mode="json", exclude_none=True)
 
 
 def test_all_given_filters_must_hold() -> None:
     raw = {"vaults": ["life"], "tags": ["料理"], "language": "ja"}
-    q = SearchFilters.parse(raw).to_qdrant()
+    q = client_filter(SearchFilters.parse(raw).to_qdrant())
     assert q is not None and q.should is None and q.must_not is None
     assert q.must == [match("vault", "life"), match("tags", "料理"), match("language", "ja")]
     assert matching(raw) == ["miso"]

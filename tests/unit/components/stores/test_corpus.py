@@ -232,12 +232,11 @@ def test_statistics_of_another_version_are_counted_again(store: Any) -> None:
 
 
 def test_a_collection_an_earlier_version_made_gets_the_indexes_its_facets_need(tmp_path: Path) -> None:
-    from qdrant_client import models
-
     from components.stores.edge import EdgeClient, edge_root
+    from components.stores.edge_models import VectorSpec
 
     client = EdgeClient(edge_root(tmp_path))
-    spec = {"dense": models.VectorParams(size=DIM, distance=models.Distance.DOT)}
+    spec = {"dense": VectorSpec(size=DIM, distance="Dot")}
     meta = {"embedding_model": "m", "dim": DIM, "version": 1}
     client.create_collection("rag", vectors_config=spec, sparse_vectors_config=sparse_config(), metadata=meta)
     client.create_payload_index("rag", "doc_id", field_schema="keyword")  # all an earlier version indexed

@@ -12,6 +12,7 @@ import pytest
 
 from components.retrieval.filters import FieldFilter, SearchFilters
 from components.stores.edge import EdgeClient, StoreBusy, edge_root
+from components.stores.edge_models import VectorSpec
 from components.stores.qdrant import QdrantIndex
 
 DIM = 8
@@ -173,10 +174,8 @@ def test_the_store_survives_a_reopen(tmp_path: Path) -> None:
 
 
 def test_a_half_created_or_half_renamed_collection_is_not_taken_for_a_whole_one(tmp_path: Path) -> None:
-    from qdrant_client import models
-
     client = EdgeClient(edge_root(tmp_path))
-    spec = {"dense": models.VectorParams(size=DIM, distance=models.Distance.DOT)}
+    spec = {"dense": VectorSpec(size=DIM, distance="Dot")}
     client.create_collection("rag", vectors_config=spec, metadata={"version": 3})
     (edge_root(tmp_path) / "rag.json").unlink()  # as if the process died before writing the metadata
     assert not client.collection_exists("rag")
@@ -193,19 +192,17 @@ def test_a_half_created_or_half_renamed_collection_is_not_taken_for_a_whole_one(
 
 
 def test_every_filtered_field_is_indexed_and_an_older_collection_gets_the_missing_indexes(tmp_path: Path) -> None:
-    from qdrant_client import models
-
     from components.stores.points import INDEXED
 
     client = EdgeClient(edge_root(tmp_path))
-    spec = {"dense": models.VectorParams(size=DIM, distance=models.Distance.DOT)}
+    spec = {"dense": VectorSpec(size=DIM, distance="Dot")}
     client.create_collection("rag", vectors_config=spec, metadata={"embedding_model": "m", "dim": DIM, "version": 0})
     client.create_payload_index("rag", "doc_id", field_schema="keyword")  # as an earlier version left it
     index = QdrantIndex(collection="rag", path=tmp_path, client=client)
     index.ensure(embedding_model="m", dim=DIM)
     schema = client.get_collection("rag").payload_schema
     assert set(schema) == set(INDEXED)
-    assert schema["chunk_index"].data_type == models.PayloadSchemaType.INTEGER
+    assert schema["chunk_index"].data_type == "integer"
     filtered = {c.qdrant.key for c in SearchFilters(**{k: v for f in FILTERS[:7] for k, v in f.items()}).conditions()}
     assert filtered <= set(INDEXED)
     client.close()

@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from qdrant_client.models import SparseVector
 from rank_bm25 import BM25Okapi
 
 from components.resilience.errors import CollectionOutdated
 from components.retrieval.filters import SearchFilters
 from components.retrieval.lexical import engine_search
+from components.stores.edge_models import StoredSparse
 from components.stores.lexical import (
     META_KEY,
     SPARSE,
@@ -118,7 +118,7 @@ def test_stored_weights_give_back_each_term_s_count_and_the_chunk_s_length() -> 
         for n in (1, 2, 17, 250, 2000):
             tokens = list(rng.choice(vocab, size=n))
             vec = document_vector(tokens, params)
-            vec = SparseVector(indices=vec.indices, values=np.float32(vec.values).tolist())  # as stored
+            vec = StoredSparse(list(vec.indices), np.float32(vec.values).tolist())  # as stored
             terms, tf = read_back(vec, params)
             counts = Counter(term_key(t) for t in tokens)
             assert terms.length == n and terms.keys.tolist() == sorted(counts), (avgdl, n)
