@@ -143,7 +143,7 @@ class Components:
     def sentences(self, collection: str | None = None) -> SentenceIndex:
         """The sentence vectors of a collection (its companion collection, on the same client)."""
         chunks = self.index(collection)
-        return SentenceIndex(chunks, self.index(chunks.collection + SUFFIX), self.embedder)
+        return SentenceIndex(chunks, self.index(chunks.collection + SUFFIX), lambda: self.embedder)
 
     def sentences_of(self, collections: Sequence[str]) -> Callable[[list[str]], np.ndarray]:
         """``SentenceIndex.embed`` over the sentence vectors of every collection a run reads."""

@@ -1,7 +1,10 @@
-"""One-shot command latency: `rag search`, `rag ask` (no LLM) and `rag status` as a terminal user
-runs them, each alone in a fresh process (today's path) and forwarded to a running `rag serve`.
+"""One-shot command latency: `rag search`, `rag ask` (no LLM), `rag status` and `rag search --help`
+as a terminal user runs them, each alone in a fresh process, against a baseline in the same run:
+forwarded to a running `rag serve`, or (``--against REV``) the same commands run by another git
+revision's code, alone too, the two alternating command by command.
 
     python -m evals.oneshot --data-dir /tmp/sci/data --qdrant-path /tmp/sci/qdrant --runs 5
+    python -m evals.oneshot --data-dir /tmp/sci/data --qdrant-path /tmp/sci/qdrant --against HEAD~1
     python -m evals.oneshot --corpus ../shared/data/scifact/corpus.jsonl --limit 300   # builds a store
 
 Wall seconds per command from process start to exit (``subprocess``), over ``--runs`` runs after
@@ -30,11 +33,11 @@ from rich.progress import Progress
 from rich.table import Table
 
 from evals.artifacts import save_report
-from evals.process import ServeProcess, rss_mb, store_env
+from evals.process import ServeProcess, code_at, rss_mb, store_env
 
 DEFAULT_REPORT = Path("evals/reports/oneshot.json")
 #: the issue's targets for a 10k-chunk store with a warm page cache, seconds
-TARGETS = {"search": 1.5, "ask": 2.5, "status": 1.0}
+TARGETS = {"search": 1.5, "ask": 2.5, "status": 0.7, "help": 0.3}
 #: questions when no --queries file is given (each is asked once: a repeat would come from the cache)
 BUILT_IN_QUESTIONS = (
     "What does vitamin D deficiency increase the risk of?",
@@ -71,12 +74,18 @@ def commands(pool: list[str]) -> dict[str, list[list[str]]]:
         "search": [["search", q, "-k", "5", "-f", "brief"] for q in pool],
         "ask": [["ask", q, "--no-llm"] for q in pool],
         "status": [["status"] for _ in pool],
+        "help": [["search", "--help"] for _ in pool],
     }
 
 
-def run_once(args: list[str], env: dict[str, str]) -> float:
+def run_once(args: list[str], env: dict[str, str], code: Path | None = None) -> float:
+    """Wall seconds of one ``rag`` command; ``code``: another revision's tree to run it from."""
+    if code is not None:
+        env = {**env, "PYTHONPATH": str(code)}
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "cli", *args], env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli", *args], env=env, cwd=code, capture_output=True, text=True, timeout=600
+    )
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"rag {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
@@ -95,6 +104,27 @@ def measure(env: dict[str, str], pool: list[str], label: str, bar: Progress, war
     for i in range(warmup, len(pool)):
         for kind, lines in kinds.items():
             times[kind].append(run_once(lines[i], env))
+            bar.advance(task)
+    return times
+
+
+def measure_against(
+    env: dict[str, str], pool: list[str], code: Path, bar: Progress, warmup: int = 1
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Times of each command by ``code``'s revision and by this tree, alternating command by command
+    (the machine's drift falls on both); each side asks its own half of ``pool`` (the semantic cache
+    would answer a question asked twice)."""
+    mine, theirs = commands(pool[1::2]), commands(pool[0::2])
+    times: tuple[dict[str, list[float]], dict[str, list[float]]] = ({k: [] for k in mine}, {k: [] for k in mine})
+    task = bar.add_task(f"baseline {code.name} and this tree, alternating", total=(len(pool) // 2 - warmup) * len(mine))
+    for kind in mine:
+        for i in range(warmup):
+            run_once(theirs[kind][i], env, code)
+            run_once(mine[kind][i], env)
+    for i in range(warmup, len(pool) // 2):
+        for kind in mine:
+            times[0][kind].append(run_once(theirs[kind][i], env, code))
+            times[1][kind].append(run_once(mine[kind][i], env))
             bar.advance(task)
     return times
 
@@ -163,6 +193,55 @@ def run(env: dict[str, str], pool: list[str], console: Console, warmup: int = 1)
     }
 
 
+def run_against(env: dict[str, str], pool: list[str], console: Console, rev: str, warmup: int = 1) -> dict[str, Any]:
+    """This tree against revision ``rev``, both alone (``RAG_SERVER=off``)."""
+    alone_env = {**env, "RAG_SERVER": "off"}
+    chunks = int(status(alone_env).get("points") or 0)
+    with tempfile.TemporaryDirectory(prefix="rag-oneshot-code-") as tmp, Progress(console=console) as bar:
+        code = code_at(rev, Path(tmp) / rev.replace("/", "_"))
+        before, after = measure_against(alone_env, pool, code, bar, warmup)
+    b, a = summarise(before), summarise(after)
+    rows = [
+        {
+            "command": k,
+            "baseline_p50_s": b[k]["p50_s"],
+            "p50_s": a[k]["p50_s"],
+            "speedup": b[k]["p50_s"] / a[k]["p50_s"] if a[k]["p50_s"] else 0.0,
+            "target_s": TARGETS[k],
+            "met": a[k]["p50_s"] <= TARGETS[k],
+        }
+        for k in a
+    ]
+    return {
+        "against": rev,
+        "chunks": chunks,
+        "runs": len(pool) // 2 - warmup,
+        "warmup": warmup,
+        "rows": rows,
+        "baseline": b,
+        "this": a,
+        "raw": {"baseline": before, "this": after},
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+    }
+
+
+def table_against(report: dict[str, Any]) -> Table:
+    t = Table(title=f"one-shot commands alone, {report['chunks']} chunks, p50 of {report['runs']} runs (wall s)")
+    for col in ("command", report["against"], "this tree", "speedup", "target", "met"):
+        t.add_column(col)
+    for r in report["rows"]:
+        t.add_row(
+            f"rag {r['command']}",
+            f"{r['baseline_p50_s']:.2f}",
+            f"{r['p50_s']:.2f}",
+            f"{r['speedup']:.2f}x",
+            f"≤ {r['target_s']:g}",
+            "yes" if r["met"] else "no",
+        )
+    return t
+
+
 def table(report: dict[str, Any]) -> Table:
     t = Table(title=f"one-shot commands, {report['chunks']} chunks, p50 of {report['runs']} runs (wall s)")
     for col in ("command", "alone", "through rag serve", "speedup", "target", "met"):
@@ -186,10 +265,13 @@ def plot(report: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     rows = report["rows"]
+    against = "against" in report
+    first, second = ("baseline_p50_s", "p50_s") if against else ("alone_p50_s", "served_p50_s")
+    labels = (report["against"], "this tree") if against else ("alone (today)", "through rag serve")
     x = range(len(rows))
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.bar([i - 0.2 for i in x], [r["alone_p50_s"] for r in rows], width=0.4, label="alone (today)")
-    ax.bar([i + 0.2 for i in x], [r["served_p50_s"] for r in rows], width=0.4, label="through rag serve")
+    fig, ax = plt.subplots(figsize=(6.5, 3.5))
+    ax.bar([i - 0.2 for i in x], [r[first] for r in rows], width=0.4, label=labels[0])
+    ax.bar([i + 0.2 for i in x], [r[second] for r in rows], width=0.4, label=labels[1])
     ax.scatter(list(x), [r["target_s"] for r in rows], marker="_", s=900, color="k", label="target", zorder=3)
     ax.set_xticks(list(x), [f"rag {r['command']}" for r in rows])
     ax.set_ylabel("wall seconds (p50)")
@@ -210,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
         "--warmup", type=int, default=1, help="untimed runs per command and mode before the timed ones (0: none)"
     )
     p.add_argument("--queries", type=Path, help="BEIR queries.jsonl to take the questions from (default: built-in)")
+    p.add_argument(
+        "--against", metavar="REV", help="time this git revision's code alone instead of `rag serve` (e.g. HEAD~1)"
+    )
     p.add_argument("--report", type=Path, default=DEFAULT_REPORT)
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
@@ -233,13 +318,20 @@ def main(argv: list[str] | None = None) -> int:
             p.error("give --data-dir and --qdrant-path of a store, or --corpus to build one")
         if args.runs < 1 or args.warmup < 0:
             p.error("--runs must be at least 1 and --warmup at least 0")
-        report = run(env, questions(args.queries, 2 * (args.runs + args.warmup)), console, args.warmup)
-    Console().print(table(report))
+        pool = questions(args.queries, 2 * (args.runs + args.warmup))
+        if args.against:
+            report = run_against(env, pool, console, args.against, args.warmup)
+        else:
+            report = run(env, pool, console, args.warmup)
+    Console().print(table_against(report) if args.against else table(report))
     png = save_report(report, args.report, plot)
-    console.print(
-        f"report: {args.report} · plot: {png} · rag serve ready in {report['server_ready_s']:.1f} s, "
-        f"{report['server_rss_mb']:.0f} MB resident"
-    )
+    if args.against:
+        console.print(f"report: {args.report} · plot: {png}")
+    else:
+        console.print(
+            f"report: {args.report} · plot: {png} · rag serve ready in {report['server_ready_s']:.1f} s, "
+            f"{report['server_rss_mb']:.0f} MB resident"
+        )
     return 0
 
 

@@ -28,6 +28,16 @@ def store_env(qdrant_path: Path, data_dir: Path) -> dict[str, str]:
     return env
 
 
+def code_at(rev: str, into: Path) -> Path:
+    """The project's files at git revision ``rev`` unpacked in ``into`` (a snapshot: no worktree to
+    clean up), to run its commands beside this tree's with ``cwd`` and ``PYTHONPATH`` set to it."""
+    root = Path(__file__).resolve().parent.parent
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
 class ServeProcess:
     """`rag serve` in a subprocess, its stderr read all along (a full pipe would block it)."""
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from components.factory import Components, shared_components
+from components.factory import Components
 from graph.ingest_state import IngestContext, IngestInput, IngestOutput, IngestState
 from nodes.ingest import (
     chunk_documents,
@@ -60,6 +60,3 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     builder.add_edge("index_sentences", "prepare_routing")
     builder.add_edge("prepare_routing", END)
     return builder.compile(name="ingest")
-
-
-graph = build_ingest_graph(shared_components())

@@ -43,7 +43,7 @@ from langgraph.errors import NodeTimeoutError
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import RetryPolicy
 
-from components.factory import Components, shared_components
+from components.factory import Components
 from components.resilience.errors import LLMError
 from graph import routes
 from graph.context import Context
@@ -138,6 +138,3 @@ def build_rag_graph(components: Components | None = None, *, checkpointer: Any =
     b.add_edge("fail_run", "finish_run")
     b.add_edge("finish_run", END)
     return b.compile(name="rag", checkpointer=checkpointer, store=store)
-
-
-graph = build_rag_graph(shared_components())

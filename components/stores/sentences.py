@@ -119,6 +119,10 @@ def _pairs(points: Iterable[Any]) -> Iterable[tuple[str, dict[str, Any]]]:
     return ((str(p.id), dict(p.payload or {})) for p in points)
 
 
+COUNT_META = "sentences"
+"""Companion metadata key: how many sentences the last sync left (what `rag status` shows)."""
+
+
 def _reflects(meta: dict[str, Any], version: int) -> bool:
     """Whether a companion collection's metadata says it matches chunk-collection ``version``."""
     return int(meta.get("source_version", -1)) == version and meta.get("splitter") == SPLITTER
@@ -127,11 +131,16 @@ def _reflects(meta: dict[str, Any], version: int) -> bool:
 class SentenceIndex:
     """The companion collection of one chunk collection: sync at ingestion, look up at question time."""
 
-    def __init__(self, chunks: QdrantIndex, store: QdrantIndex, embedder: Embedder) -> None:
-        """``store`` is the companion collection (``Components.sentences`` opens it on the same client)."""
+    def __init__(self, chunks: QdrantIndex, store: QdrantIndex, embedder: Callable[[], Embedder]) -> None:
+        """``store`` is the companion collection (``Components.sentences`` opens it on the same client);
+        ``embedder`` gives the embedder when one is first needed (`rag status` reads counts only)."""
         self.chunks = chunks
         self.store = store
-        self.embedder = embedder
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder()
 
     # ------------------------------------------------------------------ question time
     def lookup(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
@@ -158,7 +167,11 @@ class SentenceIndex:
         """For ``rag status``: sentences stored, and whether they reflect the collection's ``version``."""
         if not self.store.exists():
             return {"exists": False, "sentences": 0, "current": False}
-        return {"exists": True, "sentences": self.store.count(), "current": _reflects(self.store.metadata(), version)}
+        meta = self.store.metadata()
+        current = _reflects(meta, version)
+        # a current companion's count is in its metadata: the shard (45k vectors for SciFact) stays closed
+        sentences = int(meta[COUNT_META]) if current and COUNT_META in meta else self.store.count()
+        return {"exists": True, "sentences": sentences, "current": current}
 
     # ------------------------------------------------------------------ ingestion
     def sync(
@@ -206,7 +219,8 @@ class SentenceIndex:
         if exists:
             if total or plan.delete:
                 self.store.optimize()
-            self.store.update_metadata(source_version=version, splitter=SPLITTER, **{REFS_META: True})
+            counted = {COUNT_META: self.store.count()}
+            self.store.update_metadata(source_version=version, splitter=SPLITTER, **{REFS_META: True}, **counted)
         log.info(
             "sentence vectors (%s): %d sentences, %d embedded, %d relisted, %d removed",
             "the changed documents" if partial else "every section",
