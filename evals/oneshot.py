@@ -135,6 +135,23 @@ def summarise(times: dict[str, list[float]]) -> dict[str, dict[str, float]]:
     }
 
 
+def compared(
+    before: dict[str, dict[str, float]], after: dict[str, dict[str, float]], names: tuple[str, str]
+) -> list[dict[str, Any]]:
+    """A row per command: both p50s under ``names``, the speed-up, and the target the second meets or not."""
+    return [
+        {
+            "command": k,
+            names[0]: before[k]["p50_s"],
+            names[1]: after[k]["p50_s"],
+            "speedup": before[k]["p50_s"] / after[k]["p50_s"] if after[k]["p50_s"] else 0.0,
+            "target_s": TARGETS[k],
+            "met": after[k]["p50_s"] <= TARGETS[k],
+        }
+        for k in after
+    ]
+
+
 def status(env: dict[str, str]) -> dict[str, Any]:
     """`rag status --json` (through the server when one runs: then it names the server)."""
     proc = subprocess.run(
@@ -166,17 +183,7 @@ def run(env: dict[str, str], pool: list[str], console: Console, warmup: int = 1)
         finally:
             server.stop()
     a, s = summarise(alone), summarise(served)
-    rows = [
-        {
-            "command": k,
-            "alone_p50_s": a[k]["p50_s"],
-            "served_p50_s": s[k]["p50_s"],
-            "speedup": a[k]["p50_s"] / s[k]["p50_s"] if s[k]["p50_s"] else 0.0,
-            "target_s": TARGETS[k],
-            "met": s[k]["p50_s"] <= TARGETS[k],
-        }
-        for k in a
-    ]
+    rows = compared(a, s, ("alone_p50_s", "served_p50_s"))
     return {
         "chunks": chunks,
         "runs": runs,
@@ -201,17 +208,7 @@ def run_against(env: dict[str, str], pool: list[str], console: Console, rev: str
         code = code_at(rev, Path(tmp) / rev.replace("/", "_"))
         before, after = measure_against(alone_env, pool, code, bar, warmup)
     b, a = summarise(before), summarise(after)
-    rows = [
-        {
-            "command": k,
-            "baseline_p50_s": b[k]["p50_s"],
-            "p50_s": a[k]["p50_s"],
-            "speedup": b[k]["p50_s"] / a[k]["p50_s"] if a[k]["p50_s"] else 0.0,
-            "target_s": TARGETS[k],
-            "met": a[k]["p50_s"] <= TARGETS[k],
-        }
-        for k in a
-    ]
+    rows = compared(b, a, ("baseline_p50_s", "p50_s"))
     return {
         "against": rev,
         "chunks": chunks,
@@ -226,32 +223,20 @@ def run_against(env: dict[str, str], pool: list[str], console: Console, rev: str
     }
 
 
-def table_against(report: dict[str, Any]) -> Table:
-    t = Table(title=f"one-shot commands alone, {report['chunks']} chunks, p50 of {report['runs']} runs (wall s)")
-    for col in ("command", report["against"], "this tree", "speedup", "target", "met"):
-        t.add_column(col)
-    for r in report["rows"]:
-        t.add_row(
-            f"rag {r['command']}",
-            f"{r['baseline_p50_s']:.2f}",
-            f"{r['p50_s']:.2f}",
-            f"{r['speedup']:.2f}x",
-            f"≤ {r['target_s']:g}",
-            "yes" if r["met"] else "no",
-        )
-    return t
-
-
 def table(report: dict[str, Any]) -> Table:
-    t = Table(title=f"one-shot commands, {report['chunks']} chunks, p50 of {report['runs']} runs (wall s)")
-    for col in ("command", "alone", "through rag serve", "speedup", "target", "met"):
+    against = "against" in report
+    mode = "alone" if against else "alone and through rag serve"
+    t = Table(title=f"one-shot commands {mode}, {report['chunks']} chunks, p50 of {report['runs']} runs (wall s)")
+    first, second = ("baseline_p50_s", "p50_s") if against else ("alone_p50_s", "served_p50_s")
+    labels = (report["against"], "this tree") if against else ("alone", "through rag serve")
+    for col in ("command", *labels, "speedup", "target", "met"):
         t.add_column(col)
     for r in report["rows"]:
         t.add_row(
-            r["command"],
-            f"{r['alone_p50_s']:.2f}",
-            f"{r['served_p50_s']:.2f}",
-            f"{r['speedup']:.1f}x",
+            f"rag {r['command']}" if against else r["command"],
+            f"{r[first]:.2f}",
+            f"{r[second]:.2f}",
+            f"{r['speedup']:.2f}x" if against else f"{r['speedup']:.1f}x",
             f"≤ {r['target_s']:g}",
             "yes" if r["met"] else "no",
         )
@@ -323,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
             report = run_against(env, pool, console, args.against, args.warmup)
         else:
             report = run(env, pool, console, args.warmup)
-    Console().print(table_against(report) if args.against else table(report))
+    Console().print(table(report))
     png = save_report(report, args.report, plot)
     if args.against:
         console.print(f"report: {args.report} · plot: {png}")
