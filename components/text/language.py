@@ -8,12 +8,13 @@ Latin-script languages for the few readers whose models only know English.
 from __future__ import annotations
 
 import functools
-import importlib
+import importlib.util
 import math
 import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
@@ -70,8 +71,22 @@ _ADDRESS = re.compile(r"\S+@\S+|\w+://\S+|www\.\S+|\S+\.(?:com|net|org)\b")
 
 @functools.cache
 def stop_words(lang: str) -> frozenset[str]:
-    """spaCy's stop words of one of :data:`LATIN_LANGUAGES` (lower case)."""
-    return frozenset(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+    """spaCy's stop words of one of :data:`LATIN_LANGUAGES` (lower case).
+
+    Read from the list's own file (``spacy/lang/<lang>/stop_words.py``, which imports nothing):
+    importing it as ``spacy.lang.de.stop_words`` would import spaCy and the whole German language
+    package first, over two seconds for the six languages."""
+    if lang not in LATIN_LANGUAGES:
+        raise ValueError(f"no stop words for {lang!r}: one of {LATIN_LANGUAGES}")
+    spacy = importlib.util.find_spec("spacy")
+    if spacy is None or spacy.origin is None:
+        raise ModuleNotFoundError("spaCy is not installed: its stop-word lists tell the languages apart")
+    path = Path(spacy.origin).parent / "lang" / lang / "stop_words.py"
+    spec = importlib.util.spec_from_file_location(f"_stop_words_{lang}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return frozenset(module.STOP_WORDS)
 
 
 @functools.cache

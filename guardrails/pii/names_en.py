@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from components.text.language import stop_words
 from guardrails.pii.lexicons import NOT_NAME_WORDS_EN, STREET_SUFFIXES
 
 _NAMES_FILE = Path(__file__).resolve().parent.parent / "data" / "pii" / "names_en.tsv"
@@ -109,21 +110,14 @@ def name_word(word: str) -> bool:
     """A word written like a name: capitalised, letters (and ' or -), not all capitals, and not a
     function word that starts a sentence (The, My, Is, Everyone)."""
     folded = word.casefold()
-    return bool(_NAME_SHAPE.match(word)) and folded not in NOT_NAME_WORDS_EN and folded not in _stop_words()
-
-
-@functools.cache
-def _stop_words() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
+    return bool(_NAME_SHAPE.match(word)) and folded not in NOT_NAME_WORDS_EN and folded not in stop_words("en")
 
 
 def without_leading_function_words(value: str) -> int:
     """How many characters of ``value`` are capitalised function words before a name ("The Berlin")."""
     cut = 0
     for m in re.finditer(r"\S+\s+", value):
-        if m.start() != cut or m.group(0).strip().casefold() not in _stop_words():
+        if m.start() != cut or m.group(0).strip().casefold() not in stop_words("en"):
             break
         cut = m.end()
     return cut
