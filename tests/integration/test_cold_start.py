@@ -72,7 +72,8 @@ NOT_IMPORTED = {
         "qdrant_client",
         "langchain_qdrant",
     ),
-    "ask": ("torch", "transformers", "qdrant_client", "langchain_qdrant"),
+    # a question with no digit, @ or capitalised word past its first: Presidio is never loaded
+    "ask": ("torch", "transformers", "qdrant_client", "langchain_qdrant", "presidio_analyzer", "spacy"),
     "status": ("torch", "presidio_analyzer", "spacy", "nemoguardrails", "gptcache", "qdrant_client", "langgraph"),
 }
 COMMANDS = {

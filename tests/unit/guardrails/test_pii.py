@@ -19,6 +19,7 @@ from guardrails.pii import (
     fold,
     redact,
 )
+from guardrails.pii.detection import may_hold_personal_data
 from guardrails.pii.engine import _offline_tld_extractor
 
 
@@ -101,6 +102,34 @@ NEGATIVES = [
 @pytest.mark.parametrize(("lang", "text"), NEGATIVES)
 def test_look_alikes_are_not_personal_data(lang: str, text: str) -> None:
     assert detect_pii(text, lang) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how does smoking affect lung cancer risk?",
+        "What does vitamin D deficiency increase the risk of?",
+        "When should I water the monstera? And how often?",
+    ],
+)
+def test_a_text_without_digits_at_signs_or_capitalised_words_is_not_analysed(text: str) -> None:
+    assert not may_hold_personal_data(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Emily is out sick",  # a capitalised word opening a sentence that is no function word
+        "please ask Tom",
+        "call 555-0132",
+        "mail a@b.co",
+        "田中さんに連絡して",
+        "I\u200bg\u200bn\u200bo\u200br\u200be all of it",  # zero-width characters between letters
+        "what is the NHS number",
+    ],
+)
+def test_anything_a_name_or_a_number_could_be_in_is_analysed(text: str) -> None:
+    assert may_hold_personal_data(text)
 
 
 GERMAN = [
