@@ -23,8 +23,6 @@ import socket
 import sys
 from typing import Any, Literal
 
-import httpx
-
 NetworkFailure = Literal["unreachable", "timeout", "broken"]
 
 _UNREACHABLE_ERRNOS = frozenset({errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN, errno.EHOSTDOWN})
@@ -53,8 +51,8 @@ def _rules() -> tuple[tuple[tuple[type[BaseException], ...], NetworkFailure], ..
     return (
         (
             (
-                httpx.ConnectError,
-                httpx.ConnectTimeout,  # also an httpx timeout, but no connection was made
+                # also an httpx timeout, but no connection was made
+                *_loaded("httpx", "ConnectError", "ConnectTimeout"),
                 ConnectionError,  # builtins: refused, reset, aborted; ollama raises it when it cannot connect
                 socket.gaierror,  # the host name does not resolve
                 *_loaded("requests.exceptions", "ConnectionError"),  # ConnectTimeout included
@@ -63,7 +61,7 @@ def _rules() -> tuple[tuple[tuple[type[BaseException], ...], NetworkFailure], ..
         ),
         (
             (
-                httpx.TimeoutException,
+                *_loaded("httpx", "TimeoutException"),
                 TimeoutError,
                 *_loaded("requests.exceptions", "Timeout"),
                 *_loaded("openai", "APITimeoutError"),  # a subclass of its APIConnectionError
@@ -72,7 +70,10 @@ def _rules() -> tuple[tuple[tuple[type[BaseException], ...], NetworkFailure], ..
         ),
         (_loaded("openai", "APIConnectionError"), "unreachable"),
         (
-            (httpx.NetworkError, httpx.RemoteProtocolError, *_loaded("requests.exceptions", "ChunkedEncodingError")),
+            (
+                *_loaded("httpx", "NetworkError", "RemoteProtocolError"),
+                *_loaded("requests.exceptions", "ChunkedEncodingError"),
+            ),
             "broken",
         ),
     )
@@ -105,8 +106,10 @@ def http_status(exc: BaseException) -> int | None:
     openai_status = _loaded("openai", "APIStatusError")
     if openai_status and isinstance(exc, openai_status):
         return int(getattr(exc, "status_code", -1))
-    if isinstance(exc, httpx.HTTPStatusError):
-        return exc.response.status_code
+    httpx_status = _loaded("httpx", "HTTPStatusError")
+    if httpx_status and isinstance(exc, httpx_status):
+        response = getattr(exc, "response", None)
+        return int(response.status_code) if response is not None else None
     unexpected = _loaded("qdrant_client.http.exceptions", "UnexpectedResponse")
     if unexpected and isinstance(exc, unexpected):
         code = getattr(exc, "status_code", None)
