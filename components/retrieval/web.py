@@ -10,13 +10,15 @@ node turns into a fallback and its circuit breaker counts.
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import httpx
 from pydantic import BaseModel, Field
 
 from components.resilience.errors import ConfigurationError, QueryError, ServiceUnavailable, WebSearchUnauthorized
 from components.settings import Settings
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,8 @@ class TavilySearch:
         headers = {"Authorization": f"Bearer {self._api_key}"}
         # A client per call: the graph may run each request in its own event loop (CLI, tests,
         # the API server), and an AsyncClient must not outlive the loop it was created in.
+        import httpx  # here, where the web is searched: a search of the store alone never pays its import
+
         try:
             async with httpx.AsyncClient(timeout=self.timeout) as client:
                 response = await client.post(url, json=body, headers=headers)
