@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from guardrails.normalize import without_quotations
 from guardrails.patterns import find_injection, normalise
 
 #: one loose pattern per family over the normalised text (NFKC, case-folded, spaces collapsed;
@@ -142,11 +143,6 @@ _FAMILIES: dict[str, str] = {
     ),
 }
 _COMPILED = {name: re.compile(p) for name, p in _FAMILIES.items()}
-#: a quoted stretch (double, typographic, German, French and CJK quotes): what a text mentions
-#: rather than says ("a line telling the bot to 'forget its rules'" in a security blog)
-_QUOTED = re.compile(
-    r'"[^"\n]{1,300}"|“[^”\n]{1,300}”|„[^“”\n]{1,300}[“”]|«[^»\n]{1,300}»|「[^」\n]{1,300}」|『[^』\n]{1,300}』'
-)
 CUE_NAMES: tuple[str, ...] = ("curated", *_FAMILIES)
 """The feature order: a curated pattern's match first, then the families."""
 
@@ -155,7 +151,7 @@ def cue_vector(text: str) -> np.ndarray:
     """1.0 per cue family ``text`` shows outside its quotations, 0.0 otherwise (``CUE_NAMES`` order)."""
     # the families read the text with its quotations blanked: a quoted instruction is mentioned,
     # not given (a curated pattern still reads the whole text)
-    said = _QUOTED.sub(" ", normalise(text))
+    said = without_quotations(normalise(text))
     out = np.zeros(len(CUE_NAMES), dtype=np.float32)
     out[0] = find_injection(text) is not None
     for i, regex in enumerate(_COMPILED.values(), start=1):

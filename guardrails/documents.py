@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from guardrails.injection import passage_probability, text_probability
+from guardrails.normalize import without_quotations
 from guardrails.patterns import find_injection
 from guardrails.policy import POLICY
 
@@ -39,8 +40,10 @@ TextScan = Callable[[str], float]
 
 
 def pattern_score(text: str) -> float:
-    """1.0 when a curated injection pattern matches the text (or a payload decoded from it)."""
-    return 1.0 if find_injection(text) is not None else 0.0
+    """1.0 when a curated injection pattern matches the text outside its quotations (or a payload
+    decoded from it). A document that quotes an attack (a security note: „Ignoriere alle
+    vorherigen Anweisungen“ is a known trick) mentions it; one that plants an instruction says it."""
+    return 1.0 if find_injection(without_quotations(text)) is not None else 0.0
 
 
 def chunk_scores(

@@ -57,6 +57,18 @@ _SPACED = re.compile(r"(?:\b\w\b[ .\-_*]{1,3}){4,}\b\w\b")
 _WIDE_GAP = re.compile(r" {2,}")
 
 
+#: a quoted stretch (double, typographic, German, French and CJK quotes): what a text mentions
+#: rather than says ("a line telling the bot to 'forget its rules'" in a security blog)
+_QUOTED = re.compile(
+    r'"[^"\n]{1,300}"|“[^”\n]{1,300}”|„[^“”\n]{1,300}[“”]|«[^»\n]{1,300}»|「[^」\n]{1,300}」|『[^』\n]{1,300}』'
+)
+
+
+def without_quotations(text: str) -> str:
+    """``text`` with its quoted stretches blanked: what it says, not what it mentions."""
+    return _QUOTED.sub(" ", text)
+
+
 def fold(text: str) -> str:
     """NFKC (full width to ASCII) and invisible characters removed; spacing kept as written."""
     return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))

@@ -1,4 +1,4 @@
-"""Curated prompt-injection patterns, English and Japanese.
+"""Curated prompt-injection patterns in English, Japanese, German and Chinese.
 
 Patterns are data, kept apart from the checks that apply them, so that the list can grow with
 every attack seen in logs without touching the logic, and so that a model-based detector
@@ -6,7 +6,8 @@ every attack seen in logs without touching the logic, and so that a model-based 
 
 Injection patterns run on a normalised copy of the text (NFKC, case-folded, whitespace
 collapsed; Japanese patterns also on a copy without any whitespace) because attackers
-write ``ＩＧＮＯＲＥ　ａｌｌ``, ``Ignore   ALL`` or ``以 前 の 指 示``. They are written to need
+write ``ＩＧＮＯＲＥ　ａｌｌ``, ``Ignore   ALL`` or ``以 前 の 指 示``; German ones run on the
+collapsed text like English, Chinese ones on the squeezed text like Japanese. They are written to need
 the *object* of the attack (instructions, system prompt, restrictions), not a verb alone:
 "How do I ignore warnings in pytest?" and 「前の章の指示に従って」 are ordinary questions.
 """
@@ -210,6 +211,54 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         "アシスタントの役割を書き換えようとしている",
         r"(?:今から|これから|以後|以降|今後)は?(?:あなた|君|きみ|お前)は.{0,30}?(?:として振る舞|としてふるま|を演じ|"
         r"になりき|ロールプレイ|制限|ルール)|(?:新しい|本当の)(?:システム)?(?:指示|命令)[:：]",
+    ),
+    # ---- German (collapsed spaces, case-folded)
+    _en(
+        "ignore_instructions_de",
+        "verlangt, die bisherigen Anweisungen zu ignorieren",
+        r"\b(?:ignorier\w*|vergiss|vergessen sie|missachte\w*|übergeh\w*|verwirf|umgeh\w*)\b(?! nicht) (?:\w+ ){0,3}?"
+        r"(?:alle |sämtliche |die |deine |ihre |jegliche )?(?:vorherigen|bisherigen|obigen|früheren|ursprünglichen|"
+        r"vorangegangenen|alten|gegebenen|erhaltenen)? ?(?:anweisungen|befehle|regeln|vorgaben|instruktionen|"
+        r"richtlinien|einschränkungen|systemanweisungen)\b",
+    ),
+    _en(
+        "reveal_system_prompt_de",
+        "verlangt den Systemprompt oder die eigenen Anweisungen",
+        r"\b(?:zeig\w*|gib|verrat\w*|nenn\w*|wiederhol\w*|druck\w*|schreib\w*|enthüll\w*)\b (?:\w+ ){0,3}?"
+        r"(?:deinen |den |deine |die |ihre |ihren )?(?:vollständigen |versteckten |geheimen |ursprünglichen )?"
+        r"(?:system-?prompt|systemanweisungen?|anfangsanweisungen|versteckten? anweisungen|"
+        r"(?<=deine )anweisungen|(?<=ihre )anweisungen)\b",
+    ),
+    _en(
+        "role_override_de",
+        "versucht, die Rolle des Assistenten zu ersetzen",
+        r"\b(?:ab sofort|ab jetzt|von nun an|ab heute)\b,? (?:bist du|du bist|gelten|antwortest du|hast du keine)\b"
+        r"|\bneue anweisungen ?:|\b(?:dan|jailbreak)-?modus\b"
+        r"|\bim (?:entwickler|dan|jailbreak)-?modus (?:antworten|antworte|antwortest|reden|sprechen|arbeiten)\b"
+        r"|\bohne (?:jegliche |alle |irgendwelche )?(?:einschränkungen|regeln|filter|zensur) (?:antworten|antworte|"
+        r"reden|sprechen|handeln)\b",
+    ),
+    # ---- Chinese (matched without whitespace)
+    _ja(
+        "ignore_instructions_zh",
+        "要求忽略之前的指令",
+        r"(?:忽略|无视|忽视|忘掉|忘记|不要理会|不用理会|抛开|丢弃)(?:掉)?(?:你)?[^，。！？,.!?]{0,4}?(?:之前|以前|上面|以上|"
+        r"前面|先前|原来|原先|所有|全部|一切|系统|开发者)[^，。！？,.!?]{0,6}?"
+        r"(?:指令|指示|命令|规则|提示|提示词|设定|要求|限制|约束)",
+    ),
+    _ja(
+        "reveal_system_prompt_zh",
+        "要求泄露系统提示词",
+        r"(?:输出|显示|告诉我|透露|泄露|打印|重复|公开|给我看|展示|写出)(?:一下)?(?:你的|完整的|全部的|原始的|隐藏的)*"
+        r"(?:系统提示词?|系统指令|初始指令|隐藏(?:的)?(?:指令|设置|提示)|开发者(?:的)?(?:指令|要求))"
+        r"|你的(?:系统提示词?|初始指令)是什么",
+    ),
+    _ja(
+        "role_override_zh",
+        "试图改变助手的角色或解除限制",
+        r"(?:从现在(?:开始|起)|从今以后|现在起)(?:，|,)?你(?:是|就是|将|要|没有|不再)"
+        r"|(?:没有|不受|解除|去掉|取消)(?:任何|一切|所有)?(?:限制|约束|规则|审查)(?:的)?(?:ai|助手|模式|机器人|回答|地回答)"
+        r"|(?:越狱|dan|上帝)模式|(?:开发者|越狱|dan)模式(?:下)?(?:回答|回复|运行|响应|说话|输出)|以(?:开发者|越狱|dan)模式",
     ),
     _ja(
         "decode_and_follow_ja",
