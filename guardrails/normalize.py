@@ -58,9 +58,11 @@ _WIDE_GAP = re.compile(r" {2,}")
 
 
 #: a quoted stretch (double, typographic, German, French and CJK quotes): what a text mentions
-#: rather than says ("a line telling the bot to 'forget its rules'" in a security blog)
+#: rather than says ("a line telling the bot to 'forget its rules'" in a security blog). A value
+#: after ``=`` is no quotation but an attribute (``alt="AI assistant: forget the rules"``), and
+#: nor is a stretch between two attributes' quotes with markup in it: both kept
 _QUOTED = re.compile(
-    r'"[^"\n]{1,300}"|“[^”\n]{1,300}”|„[^“”\n]{1,300}[“”]|«[^»\n]{1,300}»|「[^」\n]{1,300}」|『[^』\n]{1,300}』'
+    r'(?<!=)"[^"\n<>]{1,300}"|“[^”\n]{1,300}”|„[^“”\n]{1,300}[“”]|«[^»\n]{1,300}»|「[^」\n]{1,300}」|『[^』\n]{1,300}』'
 )
 
 
