@@ -162,27 +162,25 @@ def _condition_json(c: Any) -> dict[str, Any]:
         return {"is_empty": {"key": c.key}}
     if isinstance(c, qe.IsNullCondition):
         return {"is_null": {"key": c.key}}
-    if isinstance(c, qe.HasIdCondition):
-        return {"has_id": sorted(str(i) for i in c.point_ids)}
+    if isinstance(c, qe.HasIdCondition):  # integer ids stay integers, UUIDs are written as strings
+        return {"has_id": sorted((i if isinstance(i, int) else str(i) for i in c.point_ids), key=str)}
     if isinstance(c, qe.FieldCondition):
         if c.match is not None:
             return {"key": c.key, "match": _match_json(c.match)}
         if c.range is not None:
             bounds = {k: getattr(c.range, k) for k in ("gte", "gt", "lte", "lt")}
-            if isinstance(c.range, qe.RangeDateTime):  # RFC 3339, as Qdrant writes it
-                bounds = {k: rfc3339(v) for k, v in bounds.items()}
+            if isinstance(c.range, qe.RangeDateTime):
+                bounds = {k: _rfc3339(v) for k, v in bounds.items()}
             return {"key": c.key, "range": {k: v for k, v in bounds.items() if v is not None}}
     raise TypeError(f"no JSON for the filter condition {c!r}")
 
 
-def edge_datetime(v: str | None) -> datetime | None:
-    """A date-time bound as Edge reads it back (``2024-01-01 00:00:00 UTC``)."""
-    return None if v is None else datetime.fromisoformat(v.replace(" UTC", "+00:00"))
-
-
-def rfc3339(v: str | None) -> str | None:
-    dt = edge_datetime(v)
-    return None if dt is None else dt.isoformat().replace("+00:00", "Z")
+def _rfc3339(v: str | None) -> str | None:
+    """A date-time bound as Edge reads it back (``2024-01-01 00:00:00 UTC``) in RFC 3339, as Qdrant
+    writes it (``2024-01-01T00:00:00Z``)."""
+    if v is None:
+        return None
+    return datetime.fromisoformat(v.replace(" UTC", "+00:00")).isoformat().replace("+00:00", "Z")
 
 
 def _match_json(m: Any) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from components.stores.connection import StoreConnection
 from components.stores.edge import EdgeClient, edge_root
-from components.stores.edge_models import SparseSpec
+from components.stores.edge_models import SparseSpec, point
 from components.stores.lexical import (
     META_KEY,
     SPARSE,
@@ -39,7 +39,7 @@ from components.stores.lexical import (
 )
 from components.stores.points import INDEXED
 from components.stores.qdrant import QdrantIndex
-from components.stores.server_client import edge_point, vector_spec
+from components.stores.server_client import vector_spec
 from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ def _copy(local: Any, edge: EdgeClient, name: str, progress: Progress | None) ->
     while True:
         points, offset = local.scroll(name, limit=BATCH, offset=offset, with_payload=True, with_vectors=True)
         if points:
-            edge.upsert(staging, points=[edge_point(p) for p in points])
+            edge.upsert(staging, points=[point(p.id, p.vector, p.payload) for p in points])
             done += len(points)
             if progress is not None:
                 progress(name, done, total)

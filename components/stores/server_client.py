@@ -4,7 +4,7 @@ The store layer speaks Qdrant Edge's types (``components/stores/edge_models.py``
 speaks its own pydantic models, which take most of a second to import. ``ServerClient`` takes
 the calls ``EdgeClient`` takes, translates their arguments into qdrant-client's models and hands
 them to a ``QdrantClient``; a server's answers already have the attributes callers read. The
-translation the other way (``edge_filter``, ``edge_point``) serves the callers that hold
+translation the other way (``edge_filter``, ``vector_spec``) serves the callers that hold
 qdrant-client's models: `rag migrate` reading local mode's files, and filters a LangChain user
 gives langchain-qdrant's ``QdrantVectorStore``. A condition or match the other side cannot
 express fails loudly, never matches silently.
@@ -12,7 +12,7 @@ express fails loudly, never matches silently.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -26,8 +26,8 @@ from components.stores.edge_models import (
     SparseSpec,
     Upsert,
     VectorSpec,
-    edge_datetime,
     edge_id,
+    filter_json,
 )
 
 
@@ -179,79 +179,13 @@ def client_operation(op: Operation) -> Any:
 
 
 def client_filter(f: qe.Filter | None) -> models.Filter | None:
-    """The same filter in qdrant-client's models."""
-    return None if f is None else _rebuilt(f, _client_condition, models.Filter, models.MinShould)
-
-
-def _rebuilt(f: Any, condition: Callable[[Any], Any], make: Callable[..., Any], make_min: Callable[..., Any]) -> Any:
-    """``f`` rebuilt with ``make`` from its parts, each condition converted by ``condition``: both
-    libraries name a filter's parts alike (must, should, must_not, min_should)."""
-
-    def many(conds: Any) -> list[Any] | None:
-        if conds is None:
-            return None
-        return [condition(c) for c in (conds if isinstance(conds, list) else [conds])]
-
-    ms = f.min_should
-    min_should = None if ms is None else make_min(conditions=many(ms.conditions), min_count=ms.min_count)
-    return make(must=many(f.must), should=many(f.should), must_not=many(f.must_not), min_should=min_should)
-
-
-def _client_condition(c: Any) -> Any:
-    if isinstance(c, qe.Filter):
-        return client_filter(c)
-    if isinstance(c, qe.IsEmptyCondition):
-        return models.IsEmptyCondition(is_empty=models.PayloadField(key=c.key))
-    if isinstance(c, qe.IsNullCondition):
-        return models.IsNullCondition(is_null=models.PayloadField(key=c.key))
-    if isinstance(c, qe.HasIdCondition):
-        return models.HasIdCondition(has_id=[client_id(i) for i in c.point_ids])
-    if isinstance(c, qe.FieldCondition):
-        if c.match is not None:
-            return models.FieldCondition(key=c.key, match=_client_match(c.match))
-        if isinstance(c.range, qe.RangeDateTime):
-            bounds = {k: edge_datetime(getattr(c.range, k)) for k in ("gte", "gt", "lte", "lt")}
-            return models.FieldCondition(key=c.key, range=models.DatetimeRange(**bounds))
-        if isinstance(c.range, qe.RangeFloat):
-            r = c.range
-            return models.FieldCondition(key=c.key, range=models.Range(gte=r.gte, gt=r.gt, lte=r.lte, lt=r.lt))
-    raise TypeError(f"no qdrant-client condition for {c!r}")
-
-
-def _client_match(m: Any) -> Any:
-    if isinstance(m, qe.MatchValue):
-        return models.MatchValue(value=m.value)
-    if isinstance(m, qe.MatchAny):
-        values: Any = list(m.value)
-        return models.MatchAny(any=values)
-    if isinstance(m, qe.MatchExcept):
-        excluded: Any = list(m.value)
-        return models.MatchExcept(**{"except": excluded})
-    if isinstance(m, qe.MatchText):
-        return models.MatchText(text=m.text)
-    if isinstance(m, qe.MatchSubstring):
-        return models.MatchSubstring(substring=m.substring)
-    raise TypeError(f"no qdrant-client match for {m!r}")
+    """The same filter in qdrant-client's models, parsed from Qdrant's REST form of it (the JSON
+    ``--debug`` shows): one walk over Edge's filter serves both, and a condition it cannot write
+    fails loudly there."""
+    return None if f is None else models.Filter.model_validate(filter_json(f))
 
 
 # ---------------------------------------------------------------------- from qdrant-client's models
-def edge_point(p: Any) -> qe.Point:
-    """A point qdrant-client read (a ``Record``, or a ``PointStruct``) in Edge's types."""
-    return qe.Point(id=edge_id(p.id), vector=edge_vectors(p.vector), payload=p.payload)
-
-
-def edge_vectors(vector: Any) -> dict[str, Any]:
-    """Named vectors in Edge's types: dense lists as they are, sparse ones as ``qe.SparseVector``."""
-    if not isinstance(vector, dict):
-        raise TypeError("points written to the Edge store carry named vectors ({'dense': [...]})")
-    return {
-        k: qe.SparseVector(indices=list(v.indices), values=list(v.values))
-        if isinstance(v, models.SparseVector)
-        else list(v)
-        for k, v in vector.items()
-    }
-
-
 def vector_spec(p: models.VectorParams) -> VectorSpec:
     return VectorSpec(size=p.size, distance=p.distance.value)
 
@@ -261,8 +195,17 @@ def edge_filter(f: models.Filter | qe.Filter | None) -> qe.Filter | None:
     loudly, never matches silently."""
     if f is None or isinstance(f, qe.Filter):
         return f
-    rebuilt: qe.Filter = _rebuilt(f, _condition, qe.Filter, qe.MinShould)
-    return rebuilt
+
+    def many(conds: Any) -> list[Any] | None:
+        if conds is None:
+            return None
+        return [_condition(c) for c in (conds if isinstance(conds, list) else [conds])]
+
+    ms = f.min_should
+    min_should = None
+    if ms is not None:
+        min_should = qe.MinShould(conditions=[_condition(c) for c in ms.conditions], min_count=ms.min_count)
+    return qe.Filter(must=many(f.must), should=many(f.should), must_not=many(f.must_not), min_should=min_should)
 
 
 def _condition(c: Any) -> Any:
