@@ -219,8 +219,8 @@ class SentenceIndex:
         if exists:
             if total or plan.delete:
                 self.store.optimize()
-            counted = {COUNT_META: self.store.count()}
-            self.store.update_metadata(source_version=version, splitter=SPLITTER, **{REFS_META: True}, **counted)
+            facts = {REFS_META: True, COUNT_META: self.store.count()}
+            self.store.update_metadata(source_version=version, splitter=SPLITTER, **facts)
         log.info(
             "sentence vectors (%s): %d sentences, %d embedded, %d relisted, %d removed",
             "the changed documents" if partial else "every section",

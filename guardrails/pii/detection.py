@@ -17,6 +17,7 @@ from components.text.language import detect_language, latin_language, stop_words
 from guardrails.pii.engine import LANGUAGES, Engine, shared_engine
 from guardrails.pii.entities import REDACTED_ENTITIES, PIIEntity
 from guardrails.pii.filters import foreign_name_span, kept_span
+from guardrails.pii.names_en import SENTENCE_START
 
 if TYPE_CHECKING:
     from presidio_analyzer import RecognizerResult
@@ -89,7 +90,6 @@ _DIGIT_OR_AT = re.compile(r"[0-9@]")
 #: anywhere; full-width forms; zero-width characters between letters)
 _NOT_LATIN = re.compile(r"[^\x00-\x7f\u00a0-\u024f\u2010-\u2027\u2030-\u205e]")
 _LETTERS = re.compile(r"[^\W\d_]+")
-_STARTS_SENTENCE = re.compile(r"(?:^|[.!?:;\n]\s*|[\"'“‘(\[]\s*)$")
 
 
 def may_hold_personal_data(text: str) -> bool:
@@ -98,9 +98,9 @@ def may_hold_personal_data(text: str) -> bool:
     Names, places and streets are written capitalised, and every other kind with a digit or an @:
     a text without a digit, an @, a character beyond the Latin alphabet's, or a capitalised word
     of two letters or more other than a function word that opens a sentence ("How", "What",
-    "The") holds none. Most
-    questions to a knowledge base are such texts ("how does smoking affect lung cancer risk?"),
-    and for them Presidio's import and pipeline (about 1.1 s) are never paid.
+    "The") holds none. Most questions to a knowledge base are such texts ("how does smoking
+    affect lung cancer risk?"), and for them Presidio's import and pipeline (about 1.1 s) are
+    never paid.
     """
     if _DIGIT_OR_AT.search(text) or _NOT_LATIN.search(text):
         return True
@@ -108,7 +108,7 @@ def may_hold_personal_data(text: str) -> bool:
         word = m.group(0)
         if len(word) < 2 or not word[0].isupper():  # "I", "vitamin D": an initial comes with its name
             continue
-        opens = _STARTS_SENTENCE.search(text[max(0, m.start() - 3) : m.start()])
+        opens = SENTENCE_START.search(text[max(0, m.start() - 3) : m.start()])
         if not (opens and word.casefold() in stop_words("en")):
             return True
     return False

@@ -167,7 +167,8 @@ _STREET_AFTER = re.compile(rf"^\s+(?:{STREET_SUFFIXES})\b")
 _SIGN_OFF = re.compile(
     r"(?:Regards|Best|Best wishes|Thanks|Thank you|Cheers|Sincerely|Yours|Love|From)[,!]?\s*\n\s*$", re.I
 )
-_SENTENCE_START = re.compile(r"(?:^|[.!?\n]\s*|[\"“(]\s*)$")
+#: what comes before a word that opens a sentence (a capitalised word there may be no name)
+SENTENCE_START = re.compile(r"(?:^|[.!?\n]\s*|[\"“(]\s*)$")
 _SUBJECT_VERB_TAGS = frozenset({"VBZ", "VBD", "MD", "VBP"})
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "DATE", "TIME"})
 
@@ -203,7 +204,7 @@ def lone_name_ok(word: str, before: str, after: str) -> bool:
     # inside a sentence, NER's person is trusted for a common given name that is also a word
     # (Bill, Tom) and for a surname (Bush); a word no dictionary or name list knows stays out
     # (Deltex, Nanog, Alirocumab: gene and drug names NER calls people)
-    mid_sentence = not _SENTENCE_START.search(before)
+    mid_sentence = not SENTENCE_START.search(before)
     entry = name_lexicon().get(word)
     return mid_sentence and (common_name(word) or (entry is not None and entry[1]))
 
@@ -228,7 +229,7 @@ def cue_name_spans(text: str, tokens: list[Any]) -> list[tuple[int, int, float]]
             score = 0.7
         elif (
             tok.ent_type_ not in _PLACE_LABELS
-            and _SENTENCE_START.search(before)
+            and SENTENCE_START.search(before)
             and is_given_name(word)
             and i + 1 < len(tokens)
             and (tokens[i + 1].tag_ in _SUBJECT_VERB_TAGS or tokens[i + 1].lower_ == "and")
