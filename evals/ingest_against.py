@@ -11,38 +11,23 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from evals.process import code_at, store_env
+from evals.process import code_at, run_rag, store_env
 
 
 def ingest(source: Path, store: Path, code: Path | None) -> dict[str, Any]:
     """`rag ingest SOURCE --json` into a new store under ``store``, by ``code`` (another revision's
     tree) or by this one: its JSON summary and the wall seconds."""
     env = {**store_env(store / "qdrant", store / "data"), "RAG_SERVER": "off"}
-    if code is not None:
-        env["PYTHONPATH"] = str(code)
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "cli", "ingest", str(source.resolve()), "--json"],
-        env=env,
-        cwd=code,
-        capture_output=True,
-        text=True,
-        timeout=7200,
-    )
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"rag ingest by {code or 'this tree'} failed ({proc.returncode}): {proc.stderr[-500:]}")
-    summary: dict[str, Any] = json.loads(proc.stdout)
+    out, wall = run_rag(["ingest", str(source.resolve()), "--json"], env, code=code, timeout=7200)
+    summary: dict[str, Any] = json.loads(out)
     return {**summary, "wall_seconds": wall}
 
 
@@ -52,14 +37,13 @@ def compare(source: Path, rev: str, rounds: int = 1, *, label: str = "") -> dict
     runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "this": []}
     with tempfile.TemporaryDirectory(prefix="rag-ingest-against-") as tmp:
         code = code_at(rev, Path(tmp) / "code")
-        for r in range(rounds):
-            for side, tree in (
-                (("baseline", code), ("this", None)) if r % 2 == 0 else (("this", None), ("baseline", code))
-            ):
+        order: list[tuple[str, Path | None]] = [("baseline", code), ("this", None)]
+        for r in range(rounds):  # each side goes first every other round
+            for side, tree in order if r % 2 == 0 else order[::-1]:
                 runs[side].append(ingest(source, Path(tmp) / f"{side}-{r}", tree))
     out: dict[str, Any] = {"source": label or str(source), "against": rev, "rounds": rounds, "runs": runs}
     for side, done in runs.items():
-        docs = int(done[0].get("documents") or done[0].get("ingested") or 0)
+        docs = int(done[0]["documents"])
         wall = statistics.median(d["wall_seconds"] for d in done)
         own = statistics.median(float(d.get("seconds") or 0.0) for d in done)
         out[side] = {"documents": docs, "wall_seconds": wall, "seconds": own, "docs_per_s": docs / own if own else 0.0}

@@ -24,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from evals.artifacts import save_report
-from evals.process import ServeProcess, code_at, rss_mb, store_env
+from evals.process import ServeProcess, code_at, rss_mb, run_rag, store_env
 
 DEFAULT_REPORT = Path("evals/reports/oneshot.json")
 #: the issue's targets for a 10k-chunk store with a warm page cache, seconds
@@ -80,16 +79,7 @@ def commands(pool: list[str]) -> dict[str, list[list[str]]]:
 
 def run_once(args: list[str], env: dict[str, str], code: Path | None = None) -> float:
     """Wall seconds of one ``rag`` command; ``code``: another revision's tree to run it from."""
-    if code is not None:
-        env = {**env, "PYTHONPATH": str(code)}
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "cli", *args], env=env, cwd=code, capture_output=True, text=True, timeout=600
-    )
-    seconds = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"rag {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
-    return seconds
+    return run_rag(args, env, code=code)[1]
 
 
 def measure(env: dict[str, str], pool: list[str], label: str, bar: Progress, warmup: int = 1) -> dict[str, list[float]]:

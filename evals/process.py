@@ -28,6 +28,25 @@ def store_env(qdrant_path: Path, data_dir: Path) -> dict[str, str]:
     return env
 
 
+def run_rag(
+    args: list[str], env: dict[str, str], *, code: Path | None = None, timeout: float = 600
+) -> tuple[str, float]:
+    """``rag ARGS`` in a fresh process as a user runs it, by ``code`` (another revision's tree, from
+    :func:`code_at`) or by this one: its standard output and wall seconds. A failure raises with the
+    end of its standard error."""
+    if code is not None:
+        env = {**env, "PYTHONPATH": str(code)}
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli", *args], env=env, cwd=code, capture_output=True, text=True, timeout=timeout
+    )
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        by = f" by {code}" if code is not None else ""
+        raise RuntimeError(f"rag {' '.join(args)}{by} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
+    return proc.stdout, seconds
+
+
 def code_at(rev: str, into: Path) -> Path:
     """The project's files at git revision ``rev`` unpacked in ``into`` (a snapshot: no worktree to
     clean up), to run its commands beside this tree's with ``cwd`` and ``PYTHONPATH`` set to it."""
