@@ -3,11 +3,14 @@
 The extractive answer scores candidate sentences by their cosine to the question, and the
 answer grader reuses those cosines. Embedding the sentences at question time costs ~190 ms
 per extractive SciFact answer on a 2-core CPU (~1 ms per token, three sentences of ~55 tokens;
-docs/decisions/0006-sentence-vectors-at-ingestion.md). Here they are embedded once, at
-ingestion, with the query encoder (the same vectors a question-time embedding gives: e5's
-symmetric "query: " space, one text per pass), and kept in a companion Qdrant collection
-``<collection>__sentences`` next to the chunks, so the embedded store and a Qdrant server hold
-them alike.
+docs/decisions/0006-sentence-vectors-at-ingestion.md). Here they are made once, at ingestion,
+and kept in a companion Qdrant collection ``<collection>__sentences`` next to the chunks, so the
+embedded store and a Qdrant server hold them alike. A sentence's vector is pooled from the
+forward pass that embeds its chunk (its tokens' last-layer states, averaged: ``offer``), so it
+costs no pass of its own; a sentence no chunk holds whole (one cut by a chunk boundary, one
+whose markup was dropped) or an embedder that cannot pool gets the query encoder's vector of the
+sentence alone, as question time gives for a sentence not stored
+(docs/decisions/0038-sentence-vectors-pooled-from-their-chunk.md).
 
 Points are content-addressed: a sentence's id is a hash of its text, so a sentence repeated
 across chunks, sections or documents is embedded once, a re-ingested unchanged document costs
@@ -26,6 +29,7 @@ Lookups never fail an answer: whatever goes wrong, the caller embeds what was no
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -96,6 +100,25 @@ def section_sentences(chunks: Iterable[dict[str, Any]]) -> dict[str, tuple[str, 
     return out
 
 
+def sentence_spans(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """Each candidate sentence of ``text`` (by id) and where it stands in ``text``, for pooling its
+    vector from the forward pass that embeds ``text``.
+
+    ``candidate_sentences`` collapses whitespace and drops markup; a sentence is found again by
+    its words in order, whatever whitespace lies between them. One whose markup was dropped is
+    not found and left out: the sync embeds it alone.
+    """
+    out: list[tuple[str, tuple[int, int]]] = []
+    pos = 0
+    for sent in candidate_sentences(text):
+        m = re.compile(r"\s+".join(map(re.escape, sent.split()))).search(text, pos)
+        if m is None:
+            continue
+        out.append((sentence_id(sent), (m.start(), m.end())))
+        pos = m.end()
+    return out
+
+
 @dataclass
 class Plan:
     """What a sync writes: sentences to embed (id → text, documents), documents lists to rewrite, points to delete."""
@@ -131,12 +154,27 @@ def _reflects(meta: dict[str, Any], version: int) -> bool:
 class SentenceIndex:
     """The companion collection of one chunk collection: sync at ingestion, look up at question time."""
 
-    def __init__(self, chunks: QdrantIndex, store: QdrantIndex, embedder: Callable[[], Embedder]) -> None:
+    def __init__(
+        self,
+        chunks: QdrantIndex,
+        store: QdrantIndex,
+        embedder: Callable[[], Embedder],
+        pooled: dict[str, np.ndarray] | None = None,
+    ) -> None:
         """``store`` is the companion collection (``Components.sentences`` opens it on the same client);
-        ``embedder`` gives the embedder when one is first needed (`rag status` reads counts only)."""
+        ``embedder`` gives the embedder when one is first needed (`rag status` reads counts only);
+        ``pooled`` holds the vectors the chunks' embedding pooled for their sentences (``offer``)
+        until a sync writes them (the caller keeps it across the ingestion's batches)."""
         self.chunks = chunks
         self.store = store
         self._embedder = embedder
+        self.pooled = pooled if pooled is not None else {}
+
+    def offer(self, vectors: dict[str, np.ndarray]) -> None:
+        """Sentence vectors pooled from the chunks' forward pass (id → vector), for the next sync;
+        a sentence offered twice (overlapping chunks) keeps its first vector."""
+        for i, v in vectors.items():
+            self.pooled.setdefault(i, v)
 
     @property
     def embedder(self) -> Embedder:
@@ -156,7 +194,7 @@ class SentenceIndex:
         return {ids[k]: v for k, v in found.items() if k in ids}
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Query-space vectors of ``texts`` (rows in order): stored ones read, the rest embedded.
+        """Vectors of ``texts`` (rows in order): stored ones read, the rest embedded by the query encoder.
 
         Read vectors go into the embedder's query cache, so the answer grader finds them
         there as it would after a question-time embedding.
@@ -183,8 +221,15 @@ class SentenceIndex:
         ``since``; when the companion reflected ``since``, only their sentences are reconciled.
         Otherwise (or without them) every section is. Skipped when it already reflects the
         current version. Embeds and writes in batches, so an interrupted sync keeps what it wrote
-        and the next one resumes (reconciling the whole collection).
+        and the next one resumes (reconciling the whole collection). Offered vectors are used
+        for the sentences they cover and forgotten when the sync ends, whatever its outcome.
         """
+        try:
+            return self._sync(changed, since, progress)
+        finally:
+            self.pooled.clear()
+
+    def _sync(self, changed: Sequence[str] | None, since: int | None, progress: Progress | None) -> SyncStats:
         meta = self.chunks.metadata()
         version = int(meta.get("version", 0))
         model = str(meta.get("embedding_model"))
@@ -204,9 +249,10 @@ class SentenceIndex:
         if progress is not None:
             progress(0, total)
         ids = list(plan.embed)
+        pooled = sum(i in self.pooled for i in ids)
         for start in range(0, total, BATCH):
             part = ids[start : start + BATCH]
-            vecs = self.embedder.encode_queries([plan.embed[i][0] for i in part], cache=False)
+            vecs = self._vectors([(i, plan.embed[i][0]) for i in part])
             if not exists:
                 self.store.ensure(embedding_model=model, dim=int(vecs.shape[1]))
                 exists = True
@@ -222,14 +268,21 @@ class SentenceIndex:
             facts = {REFS_META: True, COUNT_META: self.store.count()}
             self.store.update_metadata(source_version=version, splitter=SPLITTER, **facts)
         log.info(
-            "sentence vectors (%s): %d sentences, %d embedded, %d relisted, %d removed",
+            "sentence vectors (%s): %d sentences, %d written (%d pooled from their chunks), %d relisted, %d removed",
             "the changed documents" if partial else "every section",
             plan.sentences,
             total,
+            pooled,
             len(plan.relist),
             len(plan.delete),
         )
         return SyncStats(sentences=plan.sentences, embedded=total, removed=len(plan.delete))
+
+    def _vectors(self, sentences: list[tuple[str, str]]) -> np.ndarray:
+        """Rows for (id, text) pairs: the pooled vector where one was offered, else the text embedded alone."""
+        alone = [t for i, t in sentences if i not in self.pooled]
+        made = iter(self.embedder.encode_queries(alone, cache=False)) if alone else iter(())
+        return np.stack([self.pooled[i] if i in self.pooled else next(made) for i, _ in sentences]).astype(np.float32)
 
     def _plan_all(self, exists: bool) -> Plan:
         """Every section against every stored sentence."""
