@@ -29,7 +29,6 @@ Lookups never fail an answer: whatever goes wrong, the caller embeds what was no
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -41,7 +40,7 @@ import numpy as np
 from components.ingestion.chunker import stitch_parent
 from components.stores.points import of_documents
 from components.stores.qdrant import QdrantIndex
-from components.text.sentences import candidate_sentences
+from components.text.sentences import candidate_sentences, candidate_spans
 
 if TYPE_CHECKING:  # the embedder (and langchain-core under it) loads where it is used
     from components.models.embedders import Embedder
@@ -101,22 +100,9 @@ def section_sentences(chunks: Iterable[dict[str, Any]]) -> dict[str, tuple[str, 
 
 
 def sentence_spans(text: str) -> list[tuple[str, tuple[int, int]]]:
-    """Each candidate sentence of ``text`` (by id) and where it stands in ``text``, for pooling its
-    vector from the forward pass that embeds ``text``.
-
-    ``candidate_sentences`` collapses whitespace and drops markup; a sentence is found again by
-    its words in order, whatever whitespace lies between them. One whose markup was dropped is
-    not found and left out: the sync embeds it alone.
-    """
-    out: list[tuple[str, tuple[int, int]]] = []
-    pos = 0
-    for sent in candidate_sentences(text):
-        m = re.compile(r"\s+".join(map(re.escape, sent.split()))).search(text, pos)
-        if m is None:
-            continue
-        out.append((sentence_id(sent), (m.start(), m.end())))
-        pos = m.end()
-    return out
+    """Each candidate sentence of ``text`` by id, and where it stands in ``text``, for pooling its
+    vector from the forward pass that embeds ``text`` (``candidate_spans``)."""
+    return [(sentence_id(sent), span) for sent, span in candidate_spans(text)]
 
 
 @dataclass

@@ -24,13 +24,14 @@ def test_japanese_sentences_are_found() -> None:
         assert text[a:b] == s
 
 
-def test_a_sentence_whose_markup_was_dropped_is_left_to_the_sync() -> None:
-    # candidate_sentences drops ** and `; the words are no longer in the text in that order
-    text = "Set **k1** to 1.2 for short notes. The default works for most vaults."
+def test_a_sentence_with_markup_is_found_with_its_markup() -> None:
+    # candidate_sentences drops ** and `; the span still covers the sentence as written
+    text = "- **Freshness** – notes are searchable once re-indexed.\nSet `k1` to 1.2 for **short** notes."
     got = dict(sentence_spans(text))
-    assert sentence_id("Set k1 to 1.2 for short notes.") not in got
-    a, b = got[sentence_id("The default works for most vaults.")]
-    assert text[a:b] == "The default works for most vaults."
+    a, b = got[sentence_id("Freshness – notes are searchable once re-indexed.")]
+    assert text[a:b] == "Freshness** – notes are searchable once re-indexed."
+    a, b = got[sentence_id("Set k1 to 1.2 for short notes.")]
+    assert text[a:b] == "Set `k1` to 1.2 for **short** notes."
 
 
 def test_a_repeated_sentence_is_found_at_each_place_in_order() -> None:
