@@ -54,9 +54,11 @@ def build_ingest_graph(components: Components | None = None) -> Any:
     builder.add_edge("chunk_documents", "embed_chunks")
     builder.add_edge("embed_chunks", "upsert_chunks")
     builder.add_conditional_edges("upsert_chunks", more_pending)
-    builder.add_edge("prune_documents", "optimize_index")
-    builder.add_edge("optimize_index", "refresh_bm25")
-    builder.add_edge("refresh_bm25", "index_sentences")
+    # BM25 weights settled before the index is optimised: a rewrite after it would leave every
+    # chunk's copy in an unoptimised segment, read by each search and each opening of the store
+    builder.add_edge("prune_documents", "refresh_bm25")
+    builder.add_edge("refresh_bm25", "optimize_index")
+    builder.add_edge("optimize_index", "index_sentences")
     builder.add_edge("index_sentences", "prepare_routing")
     builder.add_edge("prepare_routing", END)
     return builder.compile(name="ingest")

@@ -7,9 +7,9 @@ docs/decisions/0006-sentence-vectors-at-ingestion.md). Here they are made once, 
 and kept in a companion Qdrant collection ``<collection>__sentences`` next to the chunks, so the
 embedded store and a Qdrant server hold them alike. A sentence's vector is pooled from the
 forward pass that embeds its chunk (its tokens' last-layer states, averaged: ``offer``), so it
-costs no pass of its own; a sentence no chunk holds whole (one cut by a chunk boundary, one
-whose markup was dropped) or an embedder that cannot pool gets the query encoder's vector of the
-sentence alone, as question time gives for a sentence not stored
+costs no pass of its own; a sentence no chunk holds whole (one cut by a chunk boundary) or an
+embedder that cannot pool gets the query encoder's vector of the sentence alone, as question
+time gives for a sentence not stored
 (docs/decisions/0038-sentence-vectors-pooled-from-their-chunk.md).
 
 Points are content-addressed: a sentence's id is a hash of its text, so a sentence repeated
