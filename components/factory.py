@@ -95,10 +95,6 @@ class Components:
         self._tokenizer: Tokenizer | None = None
         self._reranker: Reranker | None = None
         self._indexes: dict[str, QdrantIndex] = store_of._indexes if store_of is not None else {}
-        # per chunk collection: sentence vectors an ingestion's chunk embedding pooled, until its sync
-        self._pooled_sentences: dict[str, dict[str, np.ndarray]] = (
-            store_of._pooled_sentences if store_of is not None else {}
-        )
         self._corpora: dict[str, StoreCorpus] = store_of._corpora if store_of is not None else {}
         self._lock = threading.RLock()
 
@@ -147,8 +143,7 @@ class Components:
     def sentences(self, collection: str | None = None) -> SentenceIndex:
         """The sentence vectors of a collection (its companion collection, on the same client)."""
         chunks = self.index(collection)
-        pooled = self._pooled_sentences.setdefault(chunks.collection, {})
-        return SentenceIndex(chunks, self.index(chunks.collection + SUFFIX), lambda: self.embedder, pooled)
+        return SentenceIndex(chunks, self.index(chunks.collection + SUFFIX), lambda: self.embedder)
 
     def sentences_of(self, collections: Sequence[str]) -> Callable[[list[str]], np.ndarray]:
         """``SentenceIndex.embed`` over the sentence vectors of every collection a run reads."""

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from components.ingestion.chunker import chunk_document
 from components.ingestion.documents import Document
 from components.ingestion.loaders import discover, load_file
@@ -23,7 +21,6 @@ from components.ingestion.loaders.source import Failure
 from components.models.embedders import Embedder
 from components.stores.points import chunk_payload
 from components.stores.qdrant import DocState, QdrantIndex
-from components.stores.sentences import sentence_spans
 
 log = logging.getLogger(__name__)
 
@@ -166,27 +163,12 @@ def unchunked(doc: dict[str, Any], error: Exception) -> dict[str, str]:
     return {"source": source, "reason": f"{which}could not be chunked ({type(error).__name__}: {error})"}
 
 
-def embed_records(
-    records: list[dict[str, Any]], embedder: Embedder, *, sentences: dict[str, np.ndarray] | None = None
-) -> list[list[list[float]]]:
-    """One embedding call for the whole batch (the embedder sorts by length inside).
-
-    With ``sentences``, the candidate sentences of each text (``sentence_spans``) get vectors
-    pooled from the same forward pass where the embedder can pool them, added there by sentence
-    id: the sentence-vector sync then embeds only the sentences none was pooled for.
-    """
+def embed_records(records: list[dict[str, Any]], embedder: Embedder) -> list[list[list[float]]]:
+    """One embedding call for the whole batch (the embedder sorts by length inside)."""
     texts = [t for r in records for t in r["texts"]]
     if not texts:
         return [[] for _ in records]
-    if sentences is None:
-        matrix = embedder.encode_documents(texts)
-    else:
-        located = [sentence_spans(t) for t in texts]
-        matrix, pooled = embedder.encode_documents_with_spans(texts, [[span for _, span in x] for x in located])
-        for ids, vecs in zip(located, pooled or [], strict=False):
-            for (sid, _), v in zip(ids, vecs, strict=True):
-                if v is not None:
-                    sentences.setdefault(sid, v)
+    matrix = embedder.encode_documents(texts)
     out: list[list[list[float]]] = []
     pos = 0
     for r in records:

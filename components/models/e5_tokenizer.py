@@ -79,9 +79,6 @@ class E5Tokenizer:
             single="<s> $A </s>", special_tokens=[("<s>", f.bos), ("</s>", f.eos)]
         )
         self.backend = tk
-        # characters the map turns into none or several: offsets need carrying back through it
-        uneven = "".join(re.escape(chr(c)) for c, r in self._table.items() if len(r) != 1)
-        self._uneven = re.compile(f"[{uneven}\\x00]")
 
     def encode(self, text: str, *, add_special_tokens: bool = True) -> list[int]:
         """Token ids of ``text`` (the whole text, not windowed), with ``<s>``/``</s>`` by default."""
@@ -105,45 +102,6 @@ class E5Tokenizer:
             else:
                 out.append(i)
         return out
-
-    def content_ids_with_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        """``content_ids(text)`` and each id's ``(start, end)`` characters in ``text`` itself.
-
-        tokenizers reports offsets into the normalised string; the file's map turns some
-        characters into none or several, so offsets are carried back through it. An ``<unk>``
-        character gets its own one-character span, as it gets its own id.
-        """
-        s = text.split("\x00", 1)[0].translate(self._table) or " "
-        if _SURROGATE.search(s):
-            s = _SURROGATE.sub(self._unk_char, s)
-        enc = self.backend.encode(s, add_special_tokens=False)
-        back = self._back_map(text, len(s))
-        ids: list[int] = []
-        spans: list[tuple[int, int]] = []
-        for i, (a, b) in zip(enc.ids, enc.offsets, strict=True):
-            if i == self.unk and b - a > 1:  # a fused run of unknown characters: one id each
-                for k in range(a, b):
-                    ids.append(i)
-                    spans.append((back[k], back[k] + 1))
-                continue
-            ids.append(i)
-            spans.append((back[a], back[b - 1] + 1) if b > a else (back[a], back[a]))
-        # the metaspace prepended to the text is aligned with the first character, which the next
-        # token holds too: a span ends where the next one starts
-        for k in range(len(spans) - 1):
-            if spans[k][1] > spans[k + 1][0]:
-                spans[k] = (spans[k][0], max(spans[k][0], spans[k + 1][0]))
-        return ids, spans
-
-    def _back_map(self, text: str, length: int) -> list[int]:
-        """For each character of the normalised ``text``, the index of the character it came from."""
-        if not self._uneven.search(text):
-            return list(range(length + 1))
-        back: list[int] = []
-        for i, ch in enumerate(text.split("\x00", 1)[0]):
-            back.extend([i] * len(ch.translate(self._table)))
-        back += [len(text)] * (length + 1 - len(back))
-        return back
 
     def content_ids(self, text: str) -> list[int]:
         """Token ids without ``<s>``/``</s>``, for the already-prefixed text."""

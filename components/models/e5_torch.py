@@ -124,19 +124,15 @@ def _build_module(f: E5File, act_quant: str | None, linear_dtype: Any = None) ->
             w = (w * self.word_scales[ids].unsqueeze(-1)).view(B, L, H)
             return self.eln(w + self.pos[:L] + self.type0)
 
-        def hidden(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-            """The last layer's fp32 token states ``[B, L, H]``, zero past each row's length."""
+        def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+            """Mean-pooled (un-normalised) fp32 vectors, one per row of ``ids``."""
             L = ids.shape[1]
             keep = torch.arange(L).unsqueeze(0) < lengths.unsqueeze(1)  # [B, L]
             mask = None if bool(keep.all()) else keep[:, None, None, :]
             x = self.embed(ids)
             for layer in self.layers:
                 x = layer(x, mask)
-            return x.float() * keep.unsqueeze(-1)
-
-        def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-            """Mean-pooled (un-normalised) fp32 vectors, one per row of ``ids``."""
-            x = self.hidden(ids, lengths)
+            x = x.float() * keep.unsqueeze(-1)
             return x.sum(1) / lengths.unsqueeze(1).to(x.dtype)
 
     enc = Encoder()
@@ -169,19 +165,6 @@ def _t(f: E5File, name: str, shape: tuple[int, ...]) -> Any:
     import torch
 
     return torch.from_numpy(np.ascontiguousarray(read_tensor(f, name, shape)))
-
-
-def _window_rows(offsets: list[tuple[int, int]], start: int, end: int, wmax: int) -> dict[int, list[int]]:
-    """The tokens overlapping characters ``[start, end)``, as window index → rows in that window.
-
-    Content token ``t`` sits in window ``t // wmax`` at row ``1 + t % wmax`` (after ``<s>``).
-    """
-    rows: dict[int, list[int]] = {}
-    if end > start:
-        for t, (a, b) in enumerate(offsets):
-            if a < end and b > start:
-                rows.setdefault(t // wmax, []).append(1 + t % wmax)
-    return rows
 
 
 # ---------------------------------------------------------------------------------- facade
@@ -268,23 +251,6 @@ class TorchE5:
     # -- embedding -------------------------------------------------------------------------
     def encode(self, texts: list[str], is_query: bool, batch_size: int = 32) -> np.ndarray:
         """L2-normalised float32 ``(len(texts), dim)``; e5 prefixes are added here."""
-        return self._encode(texts, is_query, batch_size, None)[0]
-
-    def encode_with_spans(
-        self, texts: list[str], spans: list[list[tuple[int, int]]], batch_size: int = 32
-    ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
-        """Passage vectors, as ``encode``, and a vector for each character span of each text.
-
-        A span's vector is the mean of the last layer's states over the tokens it overlaps, in
-        the forward pass that embeds its passage (L2-normalised; ``None`` for a span holding no
-        token): a sentence read in its passage's context, at no extra forward pass. The
-        passage vectors are the ones ``encode`` gives.
-        """
-        return self._encode(texts, False, batch_size, spans)
-
-    def _encode(
-        self, texts: list[str], is_query: bool, batch_size: int, spans: list[list[tuple[int, int]]] | None
-    ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
         import torch
 
         self.load()
@@ -300,29 +266,17 @@ class TorchE5:
         assert tok is not None
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), np.float64)
-        span_out: list[list[np.ndarray | None]] = [[None] * len(sp) for sp in spans] if spans is not None else []
         if not texts:
-            return out.astype(np.float32), span_out
+            return out.astype(np.float32)
         wmax = self.max_positions - 2
         pfx = self._prefix(is_query)
         windows: list[tuple[int, list[int], float]] = []  # (text index, ids, weight)
-        # window index -> (span index, the span's rows in that window) for the spans it holds
-        in_window: dict[int, list[tuple[int, list[int]]]] = {}
         for ti, text in enumerate(texts):
-            first = len(windows)
-            if spans is not None and spans[ti]:
-                content, offsets = tok.content_ids_with_offsets(pfx + text)
-                for si, (a, b) in enumerate(spans[ti]):
-                    for w, rows in _window_rows(offsets, a + len(pfx), b + len(pfx), wmax).items():
-                        in_window.setdefault(first + w, []).append((si, rows))
-            else:
-                content = tok.content_ids(pfx + text)
+            content = tok.content_ids(pfx + text)
             nw = max(1, math.ceil(len(content) / wmax))
             for w in range(nw):
                 part = content[w * wmax : (w + 1) * wmax]
                 windows.append((ti, [tok.bos, *part, tok.eos], float(max(len(part), 1))))
-        span_sum: dict[tuple[int, int], np.ndarray] = {}
-        span_n: dict[tuple[int, int], int] = {}
         order = sorted(range(len(windows)), key=lambda k: -len(windows[k][1]))
         wsum = np.zeros(len(texts), np.float64)
         ctx = torch.autocast("cpu", dtype=torch.bfloat16) if self.bf16 and not int8 else contextlib.nullcontext()
@@ -336,24 +290,14 @@ class TorchE5:
                 for r, (_, seq, _) in enumerate(batch):
                     ids[r, : len(seq)] = torch.tensor(seq, dtype=torch.long)
                 lengths = torch.tensor([len(seq) for _, seq, _ in batch], dtype=torch.long)
-                states = model.hidden(ids, lengths)
-                pooled = (states.sum(1) / lengths.unsqueeze(1).to(states.dtype)).numpy().astype(np.float64)
-                for r, j in enumerate(order[k : k + n]):
-                    for si, rows in in_window.get(j, ()):
-                        key = (batch[r][0], si)
-                        part = states[r, rows].sum(0).numpy().astype(np.float64)
-                        span_sum[key] = span_sum[key] + part if key in span_sum else part
-                        span_n[key] = span_n.get(key, 0) + len(rows)
+                pooled = model(ids, lengths).float().numpy().astype(np.float64)
                 for r, (ti, _, wgt) in enumerate(batch):
                     out[ti] += wgt * pooled[r]
                     wsum[ti] += wgt
                 k += n
         out /= wsum[:, None]
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
-        for (ti, si), total in span_sum.items():
-            v = total / span_n[(ti, si)]
-            span_out[ti][si] = (v / max(float(np.linalg.norm(v)), 1e-6)).astype(np.float32)
-        return out.astype(np.float32), span_out
+        return out.astype(np.float32)
 
     def query(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         return self.encode(texts, True, batch_size)

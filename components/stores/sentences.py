@@ -3,14 +3,11 @@
 The extractive answer scores candidate sentences by their cosine to the question, and the
 answer grader reuses those cosines. Embedding the sentences at question time costs ~190 ms
 per extractive SciFact answer on a 2-core CPU (~1 ms per token, three sentences of ~55 tokens;
-docs/decisions/0006-sentence-vectors-at-ingestion.md). Here they are made once, at ingestion,
-and kept in a companion Qdrant collection ``<collection>__sentences`` next to the chunks, so the
-embedded store and a Qdrant server hold them alike. A sentence's vector is pooled from the
-forward pass that embeds its chunk (its tokens' last-layer states, averaged: ``offer``), so it
-costs no pass of its own; a sentence no chunk holds whole (one cut by a chunk boundary) or an
-embedder that cannot pool gets the query encoder's vector of the sentence alone, as question
-time gives for a sentence not stored
-(docs/decisions/0038-sentence-vectors-pooled-from-their-chunk.md).
+docs/decisions/0006-sentence-vectors-at-ingestion.md). Here they are embedded once, at
+ingestion, with the query encoder (the same vectors a question-time embedding gives: e5's
+symmetric "query: " space, one text per pass), and kept in a companion Qdrant collection
+``<collection>__sentences`` next to the chunks, so the embedded store and a Qdrant server hold
+them alike.
 
 Points are content-addressed: a sentence's id is a hash of its text, so a sentence repeated
 across chunks, sections or documents is embedded once, a re-ingested unchanged document costs
@@ -40,7 +37,7 @@ import numpy as np
 from components.ingestion.chunker import stitch_parent
 from components.stores.points import of_documents
 from components.stores.qdrant import QdrantIndex
-from components.text.sentences import candidate_sentences, candidate_spans
+from components.text.sentences import candidate_sentences
 
 if TYPE_CHECKING:  # the embedder (and langchain-core under it) loads where it is used
     from components.models.embedders import Embedder
@@ -99,12 +96,6 @@ def section_sentences(chunks: Iterable[dict[str, Any]]) -> dict[str, tuple[str, 
     return out
 
 
-def sentence_spans(text: str) -> list[tuple[str, tuple[int, int]]]:
-    """Each candidate sentence of ``text`` by id, and where it stands in ``text``, for pooling its
-    vector from the forward pass that embeds ``text`` (``candidate_spans``)."""
-    return [(sentence_id(sent), span) for sent, span in candidate_spans(text)]
-
-
 @dataclass
 class Plan:
     """What a sync writes: sentences to embed (id → text, documents), documents lists to rewrite, points to delete."""
@@ -140,27 +131,12 @@ def _reflects(meta: dict[str, Any], version: int) -> bool:
 class SentenceIndex:
     """The companion collection of one chunk collection: sync at ingestion, look up at question time."""
 
-    def __init__(
-        self,
-        chunks: QdrantIndex,
-        store: QdrantIndex,
-        embedder: Callable[[], Embedder],
-        pooled: dict[str, np.ndarray] | None = None,
-    ) -> None:
+    def __init__(self, chunks: QdrantIndex, store: QdrantIndex, embedder: Callable[[], Embedder]) -> None:
         """``store`` is the companion collection (``Components.sentences`` opens it on the same client);
-        ``embedder`` gives the embedder when one is first needed (`rag status` reads counts only);
-        ``pooled`` holds the vectors the chunks' embedding pooled for their sentences (``offer``)
-        until a sync writes them (the caller keeps it across the ingestion's batches)."""
+        ``embedder`` gives the embedder when one is first needed (`rag status` reads counts only)."""
         self.chunks = chunks
         self.store = store
         self._embedder = embedder
-        self.pooled = pooled if pooled is not None else {}
-
-    def offer(self, vectors: dict[str, np.ndarray]) -> None:
-        """Sentence vectors pooled from the chunks' forward pass (id → vector), for the next sync;
-        a sentence offered twice (overlapping chunks) keeps its first vector."""
-        for i, v in vectors.items():
-            self.pooled.setdefault(i, v)
 
     @property
     def embedder(self) -> Embedder:
@@ -180,7 +156,7 @@ class SentenceIndex:
         return {ids[k]: v for k, v in found.items() if k in ids}
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Vectors of ``texts`` (rows in order): stored ones read, the rest embedded by the query encoder.
+        """Query-space vectors of ``texts`` (rows in order): stored ones read, the rest embedded.
 
         Read vectors go into the embedder's query cache, so the answer grader finds them
         there as it would after a question-time embedding.
@@ -207,15 +183,8 @@ class SentenceIndex:
         ``since``; when the companion reflected ``since``, only their sentences are reconciled.
         Otherwise (or without them) every section is. Skipped when it already reflects the
         current version. Embeds and writes in batches, so an interrupted sync keeps what it wrote
-        and the next one resumes (reconciling the whole collection). Offered vectors are used
-        for the sentences they cover and forgotten when the sync ends, whatever its outcome.
+        and the next one resumes (reconciling the whole collection).
         """
-        try:
-            return self._sync(changed, since, progress)
-        finally:
-            self.pooled.clear()
-
-    def _sync(self, changed: Sequence[str] | None, since: int | None, progress: Progress | None) -> SyncStats:
         meta = self.chunks.metadata()
         version = int(meta.get("version", 0))
         model = str(meta.get("embedding_model"))
@@ -235,10 +204,9 @@ class SentenceIndex:
         if progress is not None:
             progress(0, total)
         ids = list(plan.embed)
-        pooled = sum(i in self.pooled for i in ids)
         for start in range(0, total, BATCH):
             part = ids[start : start + BATCH]
-            vecs = self._vectors([(i, plan.embed[i][0]) for i in part])
+            vecs = self.embedder.encode_queries([plan.embed[i][0] for i in part], cache=False)
             if not exists:
                 self.store.ensure(embedding_model=model, dim=int(vecs.shape[1]))
                 exists = True
@@ -254,21 +222,14 @@ class SentenceIndex:
             facts = {REFS_META: True, COUNT_META: self.store.count()}
             self.store.update_metadata(source_version=version, splitter=SPLITTER, **facts)
         log.info(
-            "sentence vectors (%s): %d sentences, %d written (%d pooled from their chunks), %d relisted, %d removed",
+            "sentence vectors (%s): %d sentences, %d embedded, %d relisted, %d removed",
             "the changed documents" if partial else "every section",
             plan.sentences,
             total,
-            pooled,
             len(plan.relist),
             len(plan.delete),
         )
         return SyncStats(sentences=plan.sentences, embedded=total, removed=len(plan.delete))
-
-    def _vectors(self, sentences: list[tuple[str, str]]) -> np.ndarray:
-        """Rows for (id, text) pairs: the pooled vector where one was offered, else the text embedded alone."""
-        alone = [t for i, t in sentences if i not in self.pooled]
-        made = iter(self.embedder.encode_queries(alone, cache=False)) if alone else iter(())
-        return np.stack([self.pooled[i] if i in self.pooled else next(made) for i, _ in sentences]).astype(np.float32)
 
     def _plan_all(self, exists: bool) -> Plan:
         """Every section against every stored sentence."""

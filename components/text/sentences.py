@@ -46,32 +46,3 @@ def candidate_sentences(text: str) -> list[str]:
             continue
         out.extend(s for s in (" ".join(s.split()) for s in split_sentences(line)) if len(s) >= MIN_CANDIDATE_CHARS)
     return out
-
-
-def candidate_spans(text: str) -> list[tuple[str, tuple[int, int]]]:
-    """Each candidate sentence of ``text`` and the characters ``[start, end)`` it was read from.
-
-    ``candidate_sentences`` collapses whitespace and drops markup and bullets; a sentence is
-    found again by its words in order in the text without its markup, whatever whitespace lies
-    between them, and its span (markup inside included) mapped back to ``text``. A sentence not
-    found (none is known) is left out.
-    """
-    kept: list[str] = []
-    where: list[int] = []  # index in ``text`` of each character of the text without markup
-    pos = 0
-    for m in _MARKUP.finditer(text):
-        kept.append(text[pos : m.start()])
-        where.extend(range(pos, m.start()))
-        pos = m.end()
-    kept.append(text[pos:])
-    where.extend(range(pos, len(text)))
-    plain = "".join(kept)
-    out: list[tuple[str, tuple[int, int]]] = []
-    at = 0
-    for sent in candidate_sentences(text):
-        found = re.compile(r"\s+".join(map(re.escape, sent.split()))).search(plain, at)
-        if found is None or found.end() == found.start():
-            continue
-        out.append((sent, (where[found.start()], where[found.end() - 1] + 1)))
-        at = found.end()
-    return out

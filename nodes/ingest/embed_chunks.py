@@ -1,6 +1,5 @@
 """Embed the current batch's chunks (title and section path included in the text) and score them
-for injected instructions, so that the question-time screen costs nothing; the same forward pass
-gives their sentences' vectors, kept for ``index_sentences``."""
+for injected instructions, so that the question-time screen costs nothing."""
 
 from __future__ import annotations
 
@@ -20,12 +19,9 @@ from nodes.types import IngestNode as Node
 def make(c: Components) -> Node:
     async def embed_chunks(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
         batch = list(state.get("batch") or [])
-        ctx = runtime.context or IngestContext()
-        # the chunks' forward pass also yields their sentences' vectors, for index_sentences
-        pooled: dict[str, np.ndarray] | None = {} if ctx.sentence_vectors else None
 
         def work() -> tuple[list[list[list[float]]], list[dict[str, Any]]]:
-            vectors = embed_records(batch, c.embedder, sentences=pooled)
+            vectors = embed_records(batch, c.embedder)
             classifier = passage_classifier(c.embedder.model_id)
             scored = []
             for record, vecs in zip(batch, vectors, strict=True):
@@ -36,8 +32,6 @@ def make(c: Components) -> Node:
             return vectors, scored
 
         vectors, scored = await asyncio.to_thread(work)
-        if pooled:
-            c.sentences(state.get("collection") or None).offer(pooled)
         return {"vectors": vectors, "batch": scored}
 
     return embed_chunks

@@ -87,29 +87,17 @@ class EmbeddedTexts:
         self.c, self.texts = c, list[str]()
 
     def __enter__(self) -> list[str]:
-        embedder = self.c.embedder
-        encode = self.original = embedder._encode
-        # chunks whose sentences are pooled from their forward pass run through _encode_with_spans
-        spans = self.original_spans = getattr(embedder, "_encode_with_spans", None)
+        encode = self.original = self.c.embedder._encode
 
         def recording(texts: list[str], *, is_query: bool) -> Any:
             self.texts.extend(texts)
             return encode(texts, is_query=is_query)
 
-        def recording_spans(texts: list[str], spans_of: list[list[tuple[int, int]]]) -> Any:
-            self.texts.extend(texts)
-            assert spans is not None
-            return spans(texts, spans_of)
-
-        embedder._encode = recording  # type: ignore[method-assign]
-        if spans is not None:
-            embedder._encode_with_spans = recording_spans  # type: ignore[attr-defined]
+        self.c.embedder._encode = recording  # type: ignore[method-assign]
         return self.texts
 
     def __exit__(self, *_: Any) -> None:
         self.c.embedder._encode = self.original  # type: ignore[method-assign]
-        if self.original_spans is not None:
-            self.c.embedder._encode_with_spans = self.original_spans  # type: ignore[attr-defined]
 
 
 def env_for(home: Path) -> dict[str, str]:

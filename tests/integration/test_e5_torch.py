@@ -87,28 +87,3 @@ def test_a_question_gets_the_c_engines_vector_in_any_process_and_batches_get_tor
     assert np.array_equal(again, alone)  # torch loaded: a question alone still gets the same vector
     assert (alone * in_batch).sum(axis=1).min() > 0.999  # the two engines agree
     assert e.encode_documents(["passage"]).shape == (1, 384)
-
-
-def test_spans_are_pooled_from_the_passages_own_pass(engines) -> None:  # type: ignore[no-untyped-def]
-    _, fp32, _ = engines
-    long = "Rain falls on the hills. " * 60 + "The last sentence sits in the second window."
-    short = "Water the monstera when the top 5 cm are dry. Never let it stand in water."
-    texts = [short, long]
-    spans = [[(0, 46), (47, 75), (10, 10), (0, len(short))], [(len(long) - 44, len(long)), (len(long) - 60, len(long))]]
-    vectors, pooled = fp32.encode_with_spans(texts, spans)
-    # the passages' vectors are the ones a plain encoding gives
-    assert np.allclose(vectors, fp32.encode(texts, is_query=False), atol=1e-5)
-    first, second, empty, whole = pooled[0]
-    assert empty is None  # a span holding no token
-    assert first is not None and second is not None and whole is not None
-    assert np.isclose(np.linalg.norm(first), 1.0, atol=1e-5)
-    # the whole text's span is the passage's own mean (less <s>, </s> and the prefix)
-    assert float(whole @ vectors[0]) > 0.98
-    # each span holds its own sentence's tokens: of the two pooled vectors, a sentence embedded
-    # alone is nearer to its own (the passage's context pulls both toward its subject)
-    alone = fp32.encode([short[:46], short[47:]], is_query=False)
-    assert float(first @ alone[0]) > float(second @ alone[0])
-    assert float(second @ alone[1]) > float(first @ alone[1])
-    # a span past the first 512-token window, and one crossing into it, are pooled too
-    last, crossing = pooled[1]
-    assert last is not None and crossing is not None and float(last @ crossing) < 0.9999

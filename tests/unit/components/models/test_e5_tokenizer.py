@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -79,23 +77,3 @@ def test_the_unk_piece_is_never_matched(tok: E5Tokenizer) -> None:
 def test_bos_and_eos_wrap_the_text(tok: E5Tokenizer) -> None:
     assert tok.encode("ab") == [0, *ids(META, "ab"), 2]
     assert tok.encode("ab", add_special_tokens=False) == tok.content_ids("ab")
-
-
-@pytest.mark.parametrize("text", ["ab bc", "Ａb  c", "a\u200bbc ab", "a??b c", "", "a\x00bc"])
-def test_offsets_point_back_into_the_text_as_written(tok: E5Tokenizer, text: str) -> None:
-    # sentence vectors are pooled over a span's tokens: each id must know the characters it came from
-    got, spans = tok.content_ids_with_offsets(text)
-    assert got == tok.content_ids(text)
-    assert len(spans) == len(got)
-    for (a, b), (c, _) in itertools.pairwise(spans):
-        assert 0 <= a <= b <= c <= len(text)  # in order, never overlapping
-
-
-def test_a_mapped_or_unknown_character_keeps_its_own_place(tok: E5Tokenizer) -> None:
-    _, spans = tok.content_ids_with_offsets("Ａb c")
-    assert spans[-1] == (3, 4)  # "c" after the full-width letter the map turned into "a"
-    text = "a\u200bbc ab"
-    _, spans = tok.content_ids_with_offsets(text)
-    assert text[spans[-1][0] : spans[-1][1]] == "ab"  # after a character the map removes
-    _, spans = tok.content_ids_with_offsets("a??b")
-    assert spans[2:4] == [(1, 2), (2, 3)]  # one span per unknown character, as one id each
