@@ -18,9 +18,11 @@ than exact boundaries, on which annotators differ ("Dr. Smith" or "Smith"):
 
 The sets (``SETS``): the development set the rules were first written on, the hand-written set
 of the shapes issue 35 names (local phone formats, cue names, multi-line addresses, Japanese
-cues; the rules are tuned on these two), and the public corpora nobody here wrote, which are the
-check: a sample of UNER English-EWT, its sentences with contact data, and UD Japanese-GSD's NE
-test split (``guardrails/data/PII_SOURCES.md``). Also reported: how many SciFact claims (gene,
+cues; the rules are tuned on these two), the dev splits of two public corpora nobody here wrote
+(a sample of UNER English-EWT dev and UD Japanese-GSD's NE dev split: public text to tune the name
+rules on), and their test splits, which are the check: a sample of UNER English-EWT test, its
+sentences with contact data, and UD Japanese-GSD's NE test split
+(``guardrails/data/PII_SOURCES.md``). Also reported: how many SciFact claims (gene,
 drug and protein names) and XQuAD's German questions get a PERSON, and the time of one
 ``detect_pii`` on a typical question (the vault Q&A questions), warm, after the analyzer has loaded.
 
@@ -51,6 +53,8 @@ _DATA = Path(__file__).resolve().parent.parent / "guardrails" / "data"
 SETS: dict[str, tuple[Path, str]] = {
     "dev": (_DATA / "pii_dev.jsonl", "tune"),
     "shapes": (_DATA / "pii" / "dev_shapes.jsonl", "tune"),
+    "uner_en_ewt_dev": (_DATA / "pii" / "uner_en_ewt_dev.jsonl", "tune"),
+    "ud_ja_gsd_dev": (_DATA / "pii" / "ud_ja_gsd_ne_dev.jsonl", "tune"),
     "uner_en_ewt": (_DATA / "pii" / "uner_en_ewt_test.jsonl", "check"),
     "uner_en_ewt_contacts": (_DATA / "pii" / "uner_en_ewt_contacts.jsonl", "check"),
     "ud_ja_gsd": (_DATA / "pii" / "ud_ja_gsd_ne_test.jsonl", "check"),

@@ -9,7 +9,12 @@ corpora (see guardrails/data/PII_SOURCES.md for their licences):
   ``NE=`` field of ``ja_gsd-ud-test.ne.conllu``: every sentence, PERSON scored
   (``ud_ja_gsd_ne_test.jsonl``).
 
-    python scripts/make_pii_public.py EWT_TEST.iob2 GSD_TEST.ne.conllu guardrails/data/pii/
+    python scripts/make_pii_public.py EWT_TEST.iob2 GSD_TEST.ne.conllu guardrails/data/pii/ \\
+        [EWT_DEV.iob2 GSD_DEV.ne.conllu]
+
+The dev splits, when given, become the tune sets (``uner_en_ewt_dev.jsonl``, a sample as the test's,
+and ``ud_ja_gsd_ne_dev.jsonl``): public text the name rules may be fitted on, so that the test
+splits stay a check.
 
 Each line: ``{"text", "lang", "spans": [{"start", "end", "entity_type"}], "labelled": [types],
 "source", "id"}``; ``labelled`` names the types the corpus annotates, so that the scorer counts
@@ -175,21 +180,42 @@ def _add_contacts(sent_id: str, text: str, spans: list[dict]) -> list[dict]:
     return sorted(spans, key=lambda s: s["start"])
 
 
-def main(ewt_test: Path, gsd_test: Path, out: Path) -> None:
-    ewt = []
-    for sent_id, text, tokens in _sentences(ewt_test, _iob2_tag):
+def _ewt(path: Path) -> list[tuple[str, str, list[dict]]]:
+    out = []
+    for sent_id, text, tokens in _sentences(path, _iob2_tag):
         spans = _spans_from_tokens(text, tokens, {"PER": "PERSON"})
         if spans is not None:
-            ewt.append((sent_id, text, spans))
+            out.append((sent_id, text, spans))
+    return out
+
+
+def _write_ewt_sample(ewt: list[tuple[str, str, list[dict]]], path: Path, source: str) -> None:
+    """A seeded sample of the sentences of three words or more, PERSON scored."""
     rng = random.Random(SEED)
     long_enough = [s for s in ewt if len(s[1].split()) >= 3]
     sample = sorted(rng.sample(range(len(long_enough)), EWT_SAMPLE))
-    source = "UNER English-EWT test (CC BY-SA 4.0)"
-    with (out / "uner_en_ewt_test.jsonl").open("w", encoding="utf-8") as f:
+    with path.open("w", encoding="utf-8") as f:
         for i in sample:
             sent_id, text, spans = long_enough[i]
             row = {"text": text, "lang": "en", "spans": spans, "labelled": ["PERSON"], "source": source, "id": sent_id}
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _write_gsd(gsd: Path, path: Path, source: str) -> None:
+    """Every sentence, PERSON scored."""
+    with path.open("w", encoding="utf-8") as f:
+        for sent_id, text, tokens in _sentences(gsd, _conllu_ne_tag):
+            spans = _spans_from_tokens(text, tokens, {"PERSON": "PERSON"})
+            if spans is None:
+                continue
+            row = {"text": text, "lang": "ja", "spans": spans, "labelled": ["PERSON"], "source": source, "id": sent_id}
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def main(ewt_test: Path, gsd_test: Path, out: Path, ewt_dev: Path | None = None, gsd_dev: Path | None = None) -> None:
+    ewt = _ewt(ewt_test)
+    source = "UNER English-EWT test (CC BY-SA 4.0)"
+    _write_ewt_sample(ewt, out / "uner_en_ewt_test.jsonl", source)
     contact_types = ["PERSON", "PHONE_NUMBER", "EMAIL_ADDRESS", "STREET_ADDRESS"]
     seen: set[str] = set()
     with (out / "uner_en_ewt_contacts.jsonl").open("w", encoding="utf-8") as f:
@@ -206,15 +232,14 @@ def main(ewt_test: Path, gsd_test: Path, out: Path) -> None:
                 "id": sent_id,
             }
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    source = "UD Japanese-GSD test, Megagon Labs NE labels (CC BY-SA 4.0)"
-    with (out / "ud_ja_gsd_ne_test.jsonl").open("w", encoding="utf-8") as f:
-        for sent_id, text, tokens in _sentences(gsd_test, _conllu_ne_tag):
-            spans = _spans_from_tokens(text, tokens, {"PERSON": "PERSON"})
-            if spans is None:
-                continue
-            row = {"text": text, "lang": "ja", "spans": spans, "labelled": ["PERSON"], "source": source, "id": sent_id}
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    _write_gsd(gsd_test, out / "ud_ja_gsd_ne_test.jsonl", "UD Japanese-GSD test, Megagon Labs NE labels (CC BY-SA 4.0)")
+    # the dev splits: public text to tune the name rules on, so that the test splits stay a check
+    if ewt_dev is not None:
+        _write_ewt_sample(_ewt(ewt_dev), out / "uner_en_ewt_dev.jsonl", "UNER English-EWT dev (CC BY-SA 4.0)")
+    if gsd_dev is not None:
+        source = "UD Japanese-GSD dev, Megagon Labs NE labels (CC BY-SA 4.0)"
+        _write_gsd(gsd_dev, out / "ud_ja_gsd_ne_dev.jsonl", source)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]))
+    main(*(Path(a) for a in sys.argv[1:6]))  # type: ignore[arg-type]

@@ -170,6 +170,9 @@ _SIGN_OFF = re.compile(
 #: what comes before a word that opens a sentence (a capitalised word there may be no name)
 SENTENCE_START = re.compile(r"(?:^|[.!?\n]\s*|[\"“(]\s*)$")
 _SUBJECT_VERB_TAGS = frozenset({"VBZ", "VBD", "MD", "VBP"})
+#: a given name that opens a sentence and is followed by a comma and a word addresses someone
+#: ("Ginny, Please see the attached guaranty.", "P.S. Tom, please call")
+_VOCATIVE = re.compile(r"^,\s+\w")
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "DATE", "TIME"})
 
 
@@ -232,7 +235,7 @@ def cue_name_spans(text: str, tokens: list[Any]) -> list[tuple[int, int, float]]
             and SENTENCE_START.search(before)
             and is_given_name(word)
             and i + 1 < len(tokens)
-            and (tokens[i + 1].tag_ in _SUBJECT_VERB_TAGS or tokens[i + 1].lower_ == "and")
+            and (tokens[i + 1].tag_ in _SUBJECT_VERB_TAGS or tokens[i + 1].lower_ == "and" or _VOCATIVE.match(after))
         ):
             score = 0.6
         if score == 0.0:

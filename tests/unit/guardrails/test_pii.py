@@ -409,6 +409,7 @@ def test_numbers_that_phone_metadata_accepts_are_not_phones_in_context(text: str
         ("Emily is out sick today.", "Emily"),
         ("I gave Dr. Rohatgi 2 stars.", "Rohatgi"),
         ("Regards,\nNiamh", "Niamh"),
+        ("Megan, please see the attached guaranty.", "Megan"),  # addressed: a name before a comma
     ],
 )
 def test_a_given_name_is_found_the_way_people_write_it(text: str, name: str) -> None:
