@@ -17,6 +17,7 @@ from guardrails.pii.names_en import (
     phrase_is_a_name,
     without_leading_function_words,
 )
+from guardrails.pii.names_ja import REGNAL
 
 _CITATION = re.compile(r"\[\d+\]")
 _ASCII_ONLY = re.compile(r"^[\x00-\x7f]+$")
@@ -121,7 +122,9 @@ def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
     value = folded[start:end]
     before, after = folded[max(0, start - 30) : start], folded[end : end + 30]
     if entity_type == "PERSON":
-        if any(ch.isdigit() for ch in value) or "@" in value or not value.strip():
+        if (any(ch.isdigit() for ch in value) and not REGNAL.fullmatch(value.strip())) or "@" in value:
+            return False
+        if not value.strip():
             return False
         if len(value.strip()) < 2 and (_ASCII_ONLY.match(value) or not _JA_TITLE_AFTER.match(after)):
             return False

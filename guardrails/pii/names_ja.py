@@ -35,6 +35,8 @@ _FAMILY = frozenset({"息子", "娘", "妻", "夫", "母", "父", "兄", "姉", 
 _FAMILY |= frozenset({"部下", "主人", "家内", "祖母", "祖父", "孫", "彼氏", "彼女", "長男", "長女", "次男", "次女"})
 _KANA = re.compile(r"^[\u3041-\u3096\u30a1-\u30fa\u30fc・]+$")
 _KATAKANA = re.compile(r"^[\u30a1-\u30fa\u30fc・]+$")
+#: a ruler's name and ordinal (ヘンリー8世, フアン2世, ノンビリキング十三世): a person, digits and all
+REGNAL = re.compile(r"[\u30a1-\u30fa\u30fc・]{2,}[0-9０-９一二三四五六七八九十]+世")
 
 
 def _name_tag(token: Any) -> bool:
@@ -130,6 +132,8 @@ def ja_name_spans(tokens: list[Any]) -> list[tuple[int, int, float]]:
                 j += 1
             if j > k + 1:
                 add(k + 1, j, 0.7)
+    text = tokens[0].doc.text if tokens else ""
+    spans += [(m.start(), m.end(), 0.85) for m in REGNAL.finditer(text)]
     return spans
 
 

@@ -481,6 +481,8 @@ def test_numbers_before_capitalised_words_are_not_addresses(text: str) -> None:
         ("林先生の講義は休講です。", "林"),
         ("息子の大翔が熱を出しました。", "大翔"),
         ("アンナ・シュミット氏が来日した。", "アンナ・シュミット"),
+        ("1509年、ヘンリー8世が即位した。", "ヘンリー8世"),  # a ruler's ordinal, digits and all
+        ("カール十二世の遠征", "カール十二世"),
     ],
 )
 def test_japanese_names_with_cues(text: str, name: str) -> None:
