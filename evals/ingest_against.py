@@ -9,9 +9,7 @@ and this tree's speed-up over the revision.
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from evals.process import code_at, run_rag, store_env
+from evals.process import code_at, interpreter_and_cpus, run_rag, store_env
 
 
 def ingest(source: Path, store: Path, code: Path | None) -> dict[str, Any]:
@@ -48,8 +46,7 @@ def compare(source: Path, rev: str, rounds: int = 1, *, label: str = "") -> dict
         own = statistics.median(float(d.get("seconds") or 0.0) for d in done)
         out[side] = {"documents": docs, "wall_seconds": wall, "seconds": own, "docs_per_s": docs / own if own else 0.0}
     out["speedup"] = out["baseline"]["seconds"] / out["this"]["seconds"] if out["this"]["seconds"] else 0.0
-    out["python"], out["cpus"] = sys.version.split()[0], os.cpu_count()
-    return out
+    return {**out, **interpreter_and_cpus()}
 
 
 def table(report: dict[str, Any]) -> Table:

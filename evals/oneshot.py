@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import statistics
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from evals.artifacts import save_report
-from evals.process import ServeProcess, code_at, rss_mb, run_rag, store_env
+from evals.process import ServeProcess, code_at, interpreter_and_cpus, rss_mb, run_rag, store_env
 
 DEFAULT_REPORT = Path("evals/reports/oneshot.json")
 #: the issue's targets for a 10k-chunk store with a warm page cache, seconds
@@ -185,8 +184,7 @@ def run(env: dict[str, str], pool: list[str], console: Console, warmup: int = 1)
         "alone": a,
         "served": s,
         "raw": {"alone": alone, "served": served},
-        "python": sys.version.split()[0],
-        "cpus": os.cpu_count(),
+        **interpreter_and_cpus(),
     }
 
 
@@ -208,8 +206,7 @@ def run_against(env: dict[str, str], pool: list[str], console: Console, rev: str
         "baseline": b,
         "this": a,
         "raw": {"baseline": before, "this": after},
-        "python": sys.version.split()[0],
-        "cpus": os.cpu_count(),
+        **interpreter_and_cpus(),
     }
 
 

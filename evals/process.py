@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -45,6 +46,11 @@ def run_rag(
         by = f" by {code}" if code is not None else ""
         raise RuntimeError(f"rag {' '.join(args)}{by} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
     return proc.stdout, seconds
+
+
+def interpreter_and_cpus() -> dict[str, Any]:
+    """What a side-by-side report records of the machine it ran on."""
+    return {"python": sys.version.split()[0], "cpus": os.cpu_count()}
 
 
 def code_at(rev: str, into: Path) -> Path:

@@ -107,14 +107,10 @@ class StoreConnection:
     def _open(self) -> ServerClient | EdgeClient:
         """A new client: a server's by URL, or the embedded store's by folder (recorded as its holder)."""
         if self.url:
-            from qdrant_client import QdrantClient
-
-            from components.stores.server_client import ServerClient
-
             tls: dict[str, Any] = {"verify": str(self.server.ca_cert)} if self.server.ca_cert else {}
             # the client's timeout is whole seconds; at least one
             timeout = max(1, round(self.timeout))
-            return ServerClient(QdrantClient(url=self.url, api_key=self.api_key, timeout=timeout, **tls))
+            return _server_client(url=self.url, api_key=self.api_key, timeout=timeout, **tls)
         assert self.path is not None
         self.path.mkdir(parents=True, exist_ok=True)
         client: ServerClient | EdgeClient
@@ -122,12 +118,8 @@ class StoreConnection:
             if self.is_edge:
                 client = EdgeClient(edge_root(self.path))
             else:
-                from qdrant_client import QdrantClient
-
-                from components.stores.server_client import ServerClient
-
                 _single_threaded_blas()
-                client = ServerClient(QdrantClient(path=str(self.path)))
+                client = _server_client(path=str(self.path))
         except (RuntimeError, StoreBusy) as e:
             if isinstance(e, StoreBusy) or "already accessed" in str(e):
                 who = holder.describe(self.path)
@@ -167,6 +159,16 @@ class StoreConnection:
                     f"the server runs, or unset QDRANT_URL to use the embedded store."
                 ) from e
             raise
+
+
+def _server_client(**qdrant_client_args: Any) -> ServerClient:
+    """qdrant-client's client (a server's, or local mode's) behind ``ServerClient``; qdrant-client is
+    imported here, where one is opened, so the embedded store's path never imports it."""
+    from qdrant_client import QdrantClient
+
+    from components.stores.server_client import ServerClient
+
+    return ServerClient(QdrantClient(**qdrant_client_args))
 
 
 def _single_threaded_blas() -> None:

@@ -219,11 +219,11 @@ class EdgeResponse:
 
 
 def record(p: Any) -> EdgePoint:
-    return EdgePoint(str(p.id), p.payload, client_vectors(p.vector))
+    return EdgePoint(str(p.id), p.payload, read_vectors(p.vector))
 
 
 def scored(p: Any) -> EdgePoint:
-    return EdgePoint(str(p.id), p.payload, client_vectors(p.vector), p.score, p.version)
+    return EdgePoint(str(p.id), p.payload, read_vectors(p.vector), p.score, p.version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +235,7 @@ class StoredSparse:
     values: list[float]
 
 
-def client_vectors(vector: Any) -> Any:
+def read_vectors(vector: Any) -> Any:
     """Edge's named vectors as callers read them: dense lists, sparse ones as ``StoredSparse``."""
     if not isinstance(vector, dict):
         return vector

@@ -27,7 +27,7 @@ from typing import Any
 
 from components.stores.connection import StoreConnection
 from components.stores.edge import EdgeClient, edge_root
-from components.stores.edge_models import SparseSpec, point
+from components.stores.edge_models import point
 from components.stores.lexical import (
     META_KEY,
     SPARSE,
@@ -39,7 +39,7 @@ from components.stores.lexical import (
 )
 from components.stores.points import INDEXED
 from components.stores.qdrant import QdrantIndex
-from components.stores.server_client import vector_spec
+from components.stores.server_client import sparse_spec, vector_spec
 from components.text.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
@@ -140,7 +140,7 @@ def _copy(local: Any, edge: EdgeClient, name: str, progress: Progress | None) ->
     edge.create_collection(
         staging,
         vectors_config={n: vector_spec(p) for n, p in vectors.items()},
-        sparse_vectors_config={n: SparseSpec("idf" if p.modifier == "idf" else None) for n, p in sparse.items()},
+        sparse_vectors_config={n: sparse_spec(p) for n, p in sparse.items()},
         metadata=dict(info.config.metadata or {}),
     )
     for field, kind in INDEXED.items():

@@ -190,6 +190,10 @@ def vector_spec(p: models.VectorParams) -> VectorSpec:
     return VectorSpec(size=p.size, distance=p.distance.value)
 
 
+def sparse_spec(p: models.SparseVectorParams) -> SparseSpec:
+    return SparseSpec("idf" if p.modifier == models.Modifier.IDF else None)
+
+
 def edge_filter(f: models.Filter | qe.Filter | None) -> qe.Filter | None:
     """The same filter in Edge's types (one already in them as it is); an unknown condition fails
     loudly, never matches silently."""

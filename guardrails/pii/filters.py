@@ -122,9 +122,9 @@ def _plausible(entity_type: str, folded: str, start: int, end: int) -> bool:
     value = folded[start:end]
     before, after = folded[max(0, start - 30) : start], folded[end : end + 30]
     if entity_type == "PERSON":
-        if (any(ch.isdigit() for ch in value) and not REGNAL.fullmatch(value.strip())) or "@" in value:
-            return False
-        if not value.strip():
+        # a ruler's ordinal (ヘンリー8世) is the one digit a name holds
+        digits = any(ch.isdigit() for ch in value) and not REGNAL.fullmatch(value.strip())
+        if digits or "@" in value or not value.strip():
             return False
         if len(value.strip()) < 2 and (_ASCII_ONLY.match(value) or not _JA_TITLE_AFTER.match(after)):
             return False
