@@ -87,7 +87,12 @@ def is_word(word: str) -> bool:
     w = word.casefold()
     if w in words:
         return True
-    stems = [w[:-1], w[:-2], w[:-3] + "y"] if w.endswith("s") else []
+    # a plural or third-person ending: -s (reports), -es (boxes), -ies (studies); "Abbas" is not "abb"+"as"
+    stems = [w[:-1]] if w.endswith("s") else []
+    if w.endswith("es"):
+        stems.append(w[:-2])
+    if w.endswith("ies"):
+        stems.append(w[:-3] + "y")
     if w.endswith(("ing", "ed")):
         base = w[:-3] if w.endswith("ing") else w[:-2]
         stems += [base, base + "e", base[:-1] if len(base) > 2 and base[-1] == base[-2] else base]
@@ -135,6 +140,13 @@ CUE_BEFORE = re.compile(
     r"boss|assistant|user|student|teacher|nurse)[\s.,:]*)$",
     re.IGNORECASE,
 )
+#: titles of office and rank that stand before a name (Palestinian Leader Mahmoud Abbas, PM Allawi)
+TITLES_EN = (
+    r"President|Senator|Governor|Doctor|Judge|Officer|Coach|Father|Saint|St\.|Leader|PM|Prime Minister|"
+    r"Minister(?: of(?: the)? [A-Z][a-z]+(?: [A-Z][a-z]+)?)?|Chairman|Chairwoman|Chancellor|Sheikh|Cleric|Imam|"
+    r"Ayatollah|Capt|Captain|Gen|General|Col|Colonel|Lt|Lieutenant|Sgt|Sergeant|Rev|Reverend|Bishop|Cardinal|"
+    r"Pope|Prince|Princess|Ambassador|Secretary|Sen|Rep|Gov|Mayor|Spokesman|Spokeswoman|Commander"
+)
 #: cues strong enough for a word that is not a known name (call me Bongani, my son Mateo, Dear Siobhan)
 STRONG_CUE_BEFORE = re.compile(
     r"(?:\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Dear|Hi|Hello|Hey|Thanks|name is|named|call me|calls? me|"
@@ -142,14 +154,22 @@ STRONG_CUE_BEFORE = re.compile(
     r"sister|grandma|grandpa|grandmother|grandfather|aunt|uncle|cousin|nephew|niece|friend|neighbou?r|roommate|"
     r"colleague|coworker|boss|manager|assistant|boyfriend|girlfriend|fiancée?|landlord|landlady|tenant|patient|"
     r"client|student)|says|said|asks|asked|replied|wrote|according to|spoke with|spoke to|talked to|cc|ask|tell|"
-    r"told|email|e-mail|call|phone|text|message|ping|contact|meet|met|Thank you|this is|President|Senator|"
-    r"Governor|Doctor|Judge|Officer|Coach|Father|Saint|St\.)[\s.,:]*)$",
+    r"told|email|e-mail|call|phone|text|message|ping|contact|meet|met|Thank you|this is|"
+    r"forward(?:ed)?(?: it| this| that| them)? to|"
+    rf"{TITLES_EN})[\s.,:]*)$",
     re.IGNORECASE,
 )
+#: a title at the start of a span NER called a person ("PM Allawi"): the name is what follows it
+#: (no "^": it is matched at a position, where "^" would not match)
+LEADING_TITLES = re.compile(rf"(?:(?:{TITLES_EN})\.?\s+)+")
 #: verbs of saying after a name: strong enough for a word that is not a known name (Kwame said)
 SAY_AFTER = re.compile(
-    r"^\s+(?:say|said|says|writes|wrote|told|tells|asked|asks|replied|replies|explained|explains|mentioned|"
-    r"suggested|recommended|thinks|thought|beams|beamed|laughed|added)\b"
+    r"^(?:\s+(?:has|had|also|then|later|once))?\s+(?:say|said|says|writes|wrote|told|tells|asked|asks|replied|"
+    r"replies|explained|explains|mentioned|suggested|recommended|thinks|thought|beams|beamed|laughed|added|"
+    r"pledged|vowed|announced|declared|insisted|argued|admitted|warned|urged|demanded|stated|claimed|confessed|"
+    r"confirmed|promised|denied|noted|believes|believed)\b"
+    # a relative clause about someone: "Darin Fisher, who joined me"
+    r"|^,?\s+who\b"
 )
 #: words after a name that say a person is meant, if the word is a known name (Lisa's phone, Emily needs)
 CUE_AFTER = re.compile(
@@ -185,13 +205,15 @@ def cue_says_person(before: str, after: str, word: str) -> bool:
     """
     if EPONYM_AFTER.match(after) or _STREET_AFTER.match(after):
         return False
-    strong = STRONG_CUE_BEFORE.search(before) or _SIGN_OFF.search(before) or SAY_AFTER.match(after)
+    strong = strong_cue(before, after)
     if strong and (is_name(word, everyday_ok=True) or not is_word(word)):
         return True
     return bool(CUE_BEFORE.search(before) or CUE_AFTER.match(after)) and is_name(word)
 
 
-def _strong(before: str, after: str) -> bool:
+def strong_cue(before: str, after: str) -> bool:
+    """A cue strong enough for a word no name list knows: a title or address before it, a verb of
+    saying or a relative "who" after it."""
     return bool(STRONG_CUE_BEFORE.search(before) or _SIGN_OFF.search(before) or SAY_AFTER.match(after))
 
 
@@ -225,26 +247,40 @@ def cue_name_spans(text: str, tokens: list[Any]) -> list[tuple[int, int, float]]
             continue
         start = tok.idx
         before, after = text[max(0, start - 40) : start], text[start + len(word) : start + len(word) + 40]
+        # the run of capitalised surnames after the word, and what follows the whole run ("Hassan
+        # Nasrallah called", "Darin Fisher, who joined")
+        j = i + 1
+        while j < len(tokens) and j - i < 3 and name_word(tokens[j].text) and tokens[j].tag_ == "NNP":
+            j += 1
+        end = tokens[j - 1].idx + len(tokens[j - 1].text)
+        run_after = text[end : end + 40]
         # the small English model often labels a lone first name a place, a firm or a product:
         # a cue outweighs its label, a place label outweighs a subject position
-        score = 0.0
-        if cue_says_person(before, after, word) and (tok.ent_type_ not in _PLACE_LABELS or _strong(before, after)):
-            score = 0.7
-        elif (
+        cued = cue_says_person(before, after, word) and (
+            tok.ent_type_ not in _PLACE_LABELS or strong_cue(before, after)
+        )
+        run_says = j > i + 1 and bool(SAY_AFTER.match(run_after)) and not all(is_word(t.text) for t in tokens[i:j])
+        subject = (
             tok.ent_type_ not in _PLACE_LABELS
             and SENTENCE_START.search(before)
             and is_given_name(word)
             and i + 1 < len(tokens)
             and (tokens[i + 1].tag_ in _SUBJECT_VERB_TAGS or tokens[i + 1].lower_ == "and" or _VOCATIVE.match(after))
-        ):
-            score = 0.6
+        )
+        paired = is_given_name(word) and _paired_with_given_name(tokens, i)
+        score = 0.7 if cued or run_says else 0.6 if subject or paired else 0.0
         if score == 0.0:
             i += 1
             continue
-        j = i + 1
-        while j < len(tokens) and j - i < 3 and name_word(tokens[j].text) and tokens[j].tag_ == "NNP":
-            j += 1
-        end = tokens[j - 1].idx + len(tokens[j - 1].text)
         spans.append((start, end, score))
         i = j
     return spans
+
+
+def _paired_with_given_name(tokens: list[Any], i: int) -> bool:
+    """Whether ``tokens[i]`` is joined by "and" or "or" to another given name ("Both Tina and
+    Vicky", "Vicky and Tina"): two names in a pair make each other people."""
+    for a, b in ((i - 2, i - 1), (i + 2, i + 1)):
+        if 0 <= a < len(tokens) and tokens[b].lower_ in ("and", "or", "&") and is_given_name(tokens[a].text):
+            return True
+    return False

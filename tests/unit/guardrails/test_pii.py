@@ -410,6 +410,14 @@ def test_numbers_that_phone_metadata_accepts_are_not_phones_in_context(text: str
         ("I gave Dr. Rohatgi 2 stars.", "Rohatgi"),
         ("Regards,\nNiamh", "Niamh"),
         ("Megan, please see the attached guaranty.", "Megan"),  # addressed: a name before a comma
+        # a verb of saying or a relative "who" vouches for a name no list knows, a title before it too
+        ("Listing her goals, Oyelaran told the committee she would stay.", "Oyelaran"),
+        ("We welcome Darius Okafor, who joins the sales team.", "Darius Okafor"),
+        ("Party Leader Hamid Qureshi has resigned.", "Hamid Qureshi"),
+        ("In the interview, PM Okonjo answered every question.", "Okonjo"),
+        ("Both Priya and Megan are on leave this week.", "Megan"),  # a pair of given names
+        ("Please forward this to Heath before Friday.", "Heath"),
+        ("Just so you know, Matt has confirmed the booking.", "Matt"),
     ],
 )
 def test_a_given_name_is_found_the_way_people_write_it(text: str, name: str) -> None:
@@ -427,6 +435,7 @@ def test_a_given_name_is_found_the_way_people_write_it(text: str, name: str) -> 
         "Huntington's disease is caused by CAG repeats.",
         "Broadly Neutralizing Antibodies have no affinity for phospholipids.",
         "Mark the items you want to keep.",
+        "Dear Customer Service, my order is late.",
     ],
 )
 def test_title_case_phrases_firms_and_eponyms_are_not_people(text: str) -> None:
@@ -501,3 +510,11 @@ def test_japanese_names_with_cues(text: str, name: str) -> None:
 )
 def test_japanese_words_before_sama_places_and_job_words_are_not_people(text: str) -> None:
     assert [e.text for e in detect_pii(text, "ja") if e.entity_type == "PERSON"] == []
+
+
+def test_a_name_ending_in_s_is_not_read_as_a_plural_word() -> None:
+    from guardrails.pii.names_en import is_word
+
+    # "Abbas" is not "abb" + "as"; plurals and verb endings still reach their dictionary word
+    assert not is_word("Abbas")
+    assert all(is_word(w) for w in ("Reports", "boxes", "studies", "Neutralizing"))
