@@ -60,7 +60,10 @@ def _ja(name: str, reason: str, pattern: str, *, needs_payload: bool = False) ->
 
 
 _PRIOR = r"(?:previous|prior|above|earlier|preceding|foregoing|former|initial|original|system|all|any|every|your)"
-_FILLER = r"(?:the|of|about|my|these|those|that|and|all|any|your|previous|prior|above|earlier|system|initial|original)"
+_FILLER = (
+    r"(?:the|of|about|my|these|those|that|and|all|any|your|previous|prior|above|earlier|system|initial|original|"
+    r"following|subsequent|other)"
+)
 _RULES = (
     r"(?:instructions?|directions?|directives?|rules|prompts?|guidelines|guardrails|constraints|commands|"
     r"restrictions|programming|context|messages)"
@@ -85,6 +88,46 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"\b(?:ignore|disregard|forget)\b (?:all |everything )?(?:of )?(?:the |what(?:'s| is| was) )?"
         r"(?:above|foregoing|preceding|said before|written above)(?: (?:text|prompt|instructions?|message|and)\b|"
         r" ?[.,;:!]| ?$)",
+    ),
+    _en(
+        "drop_what_came_before",
+        "asks to forget everything said before and do something else",
+        r"\b(?:forget|ignore|disregard)\b (?:about )?(?:all|everything)(?: of)?"
+        r"(?: (?:that|this|the above|above|i said|i told you|you were told|you have been told|said|written|mentioned|"
+        r"before|before that|previously|so far|up to now|until now|up to this point))+"
+        # the forgetting is the instruction: a clause ends, or what to do instead follows
+        r"(?=\s*(?:[.,;:!]|$|and (?:just |only |instead |now |then )?(?:say|write|tell|answer|respond|reply|print|"
+        r"output|repeat|focus|do|act|pretend|give|show|start)\b|then\b|now\b|instead\b))",
+    ),
+    _en(
+        "ignore_rest_of_input",
+        "a planted line tells the reader to skip the rest of the data it sits in",
+        r"\b(?:ignore|disregard|skip)\b (?:all of |everything in )?the rest of (?:this|the|these) "
+        r"(?:data|text|document|input|e-?mail|page|message|prompt|report|file|record|conversation)\b"
+        r"|\bstop everything\b[^a-z]{0,20}(?:now\b[^a-z]{0,10})?(?:just )?(?:print|say|write|output|respond|reply)\b",
+    ),
+    _en(
+        "reveal_own_secret",
+        "asks the assistant for its own password or secret",
+        r"\b(?:share|tell|give|reveal|send|show|disclose|provide|spell out|type|write down|hand over)\b (?:me |us )?"
+        r"(?:\w+ ){0,2}?your (?:secret )?(?:password|passcode|passphrase|secret key|secret|api key|access code|"
+        r"credentials|login details)\b(?! (?:policy|policies|manager|reset|requirements|rules|strength|change))"
+        r"|\bwhat(?:'s| is| was) your (?:secret )?(?:password|passcode|passphrase|secret key|secret|api key|"
+        r"access code)\b(?! (?:policy|policies|manager|reset|requirements|rules|strength|change))",
+    ),
+    _en(
+        "speak_as_someone",
+        "makes the assistant someone else and asks it to answer as them",
+        r"\b(?:now,? you are|you are now|you're now|now you're|from now on,? you are)\b[^.!?\n]{1,40}?"
+        r"[.,:;!]? ?(?:and )?(?:answer|respond|reply|speak|talk|write)\w* (?:as|like) (?:him|her|them|he|she|they)\b",
+    ),
+    _en(
+        "ai_reader",
+        "a document tells the AI that reads it what to do",
+        r"\b(?:any|every|all|the|an?) (?:ai|ai assistant|assistant|language model|llm|chatbot|model|bot)s? "
+        r"(?:(?:that|who) (?:reads|summari[sz]es|processes|parses) |reading |summari[sz]ing |processing |parsing )"
+        r"this (?:document|page|text|e-?mail|message|file|review|note|article|website|site)\b[^.!?\n]{0,40}?"
+        r"\b(?:must|should|shall|will|is required to|needs to|has to|is instructed to)\b",
     ),
     _en(
         "reveal_system_prompt",
@@ -212,7 +255,57 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"(?:今から|これから|以後|以降|今後)は?(?:あなた|君|きみ|お前)は.{0,30}?(?:として振る舞|としてふるま|を演じ|"
         r"になりき|ロールプレイ|制限|ルール)|(?:新しい|本当の)(?:システム)?(?:指示|命令)[:：]",
     ),
+    _ja(
+        "ai_reader_ja",
+        "文書を読むAIへの指示が埋め込まれている",
+        r"(?:読んだ|読む|読み込んだ|要約する|要約した|処理する|処理した|参照する|扱う)"
+        r"(?:ai|aiアシスタント|アシスタント|言語モデル|チャットボット|ボット)(?:は|へ|に対して)"
+        r".{0,60}?(?:こと|ください|しなさい|せよ|すること|必ず|しろ)",
+    ),
+    _ja(
+        "reveal_own_secret_ja",
+        "アシスタント自身のパスワードや秘密を求めている",
+        r"(?:あなた|君|きみ|お前)の(?:パスワード|暗証番号|合言葉|秘密の?(?:鍵|キー|言葉)?|apiキー|アクセスキー)"
+        r"(?:を|は)(?:教え|見せ|共有|言って|書いて|送って|何|なに)",
+    ),
+    _ja(
+        "ignore_rest_of_input_ja",
+        "埋め込まれた行が残りのデータを無視するよう求めている",
+        r"(?:残り|以降|この後|これ以降)の(?:データ|文書|文章|内容|テキスト|入力|メール)(?:は|を)(?:すべて|全て)?無視",
+    ),
     # ---- German (collapsed spaces, case-folded)
+    _en(
+        "drop_what_came_before_de",
+        "verlangt, alles bisher Gesagte zu vergessen",
+        r"\b(?:vergiss|vergesst|vergessen sie|ignorier\w*)\b (?:nun |jetzt |bitte |einfach )?(?:alles|das alles)"
+        r"(?: (?:davor|zuvor|vorher|oben|bisher|bisherige|vorherige|bis jetzt|gesagte|geschriebene|"
+        r"was ich gesagt habe))+"
+        r"(?=\s*(?:[.,;:!]|$|und\b|dann\b|jetzt\b|nun\b|stattdessen\b))"
+        r"|\b(?:vergiss|vergesst|vergessen sie|ignorier\w*)\b (?:nun |jetzt |bitte )?alle (?:vorherigen|bisherigen|"
+        r"früheren|obigen) (?:informationen|aufgaben|anweisungen|befehle|texte)\b",
+    ),
+    _en(
+        "reveal_own_secret_de",
+        "verlangt das eigene Passwort oder Geheimnis des Assistenten",
+        r"\b(?:gib|geben sie|verrat\w*|nenn\w*|teil\w*|sag\w*|zeig\w*)\b (?:\w+ ){0,3}?(?:dein|ihr)(?:e|en|s)? "
+        r"(?:passwort|kennwort|geheimnis|zugangsdaten|zugangscode|api-schlüssel)\b"
+        r"|\b(?:dein|ihr)(?:e|en|s)? (?:passwort|kennwort|geheimnis|zugangsdaten|zugangscode)\b (?:\w+ ){0,2}?"
+        r"(?:geben|gibst|verraten|verrätst|nennen|nennst|teilen|teilst|sagen|sagst|zeigen|zeigst)\b"
+        r"|\b(?:was|wie) (?:ist|lautet) (?:dein|ihr) (?:passwort|kennwort|geheimnis|zugangscode)\b",
+    ),
+    _en(
+        "ignore_rest_of_input_de",
+        "eine eingeschleuste Zeile verlangt, den Rest der Daten zu übergehen",
+        r"\b(?:ignorier\w*|überspring\w*|übergeh\w*)\b (?:den )?rest (?:dieser|dieses|des|der) "
+        r"(?:daten|textes|texts|dokuments|eingabe|e-mail|seite|nachricht)\b",
+    ),
+    _en(
+        "speak_as_someone_de",
+        "macht den Assistenten zu jemand anderem und lässt ihn als diese Person antworten",
+        r"\b(?:du bist jetzt|jetzt bist du|du bist nun|nun bist du|ab jetzt bist du|ab sofort bist du)\b"
+        r"[^.!?\n]{1,40}?[.,:;!]? ?(?:und )?(?:antworte|sprich|schreib|rede)\w* (?:wie|als) "
+        r"(?:er|sie|ihn|diese person)\b",
+    ),
     _en(
         "ignore_instructions_de",
         "verlangt, die bisherigen Anweisungen zu ignorieren",
@@ -245,6 +338,17 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"(?:忽略|无视|忽视|忘掉|忘记|不要理会|不用理会|抛开|丢弃)(?:掉)?(?:你)?[^，。！？,.!?]{0,4}?(?:之前|以前|上面|以上|"
         r"前面|先前|原来|原先|所有|全部|一切|系统|开发者)[^，。！？,.!?]{0,6}?"
         r"(?:指令|指示|命令|规则|提示|提示词|设定|要求|限制|约束)",
+    ),
+    _ja(
+        "reveal_own_secret_zh",
+        "要求助手透露自己的密码或密钥",
+        r"你的(?:密码|口令|密钥|秘钥|秘密|api密钥)(?:是什么|是多少|告诉我|发给我|给我)"
+        r"|(?:告诉我|分享|透露|发给我|给我看|说出)(?:一下)?你的(?:密码|口令|密钥|秘钥|api密钥)",
+    ),
+    _ja(
+        "ignore_rest_of_input_zh",
+        "嵌入的指令要求忽略其余数据",
+        r"(?:忽略|无视|跳过)(?:其余|剩下|剩余|后面|以下)的?(?:内容|数据|文本|文字|信息|邮件)",
     ),
     _ja(
         "reveal_system_prompt_zh",
