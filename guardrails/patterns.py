@@ -72,6 +72,14 @@ _RULES = (
 _NOT_A_REQUEST = (
     r"(?!し?てしま|し?ちゃっ|し?た|された|られ|し?ている|し?ていた|しました|し?がち|する(?:と|場合|とき|時|の))"
 )
+#: the assistant's own password or secret ("your password", not "your password policy")
+_SECRET = (
+    r"(?:secret )?(?:password|passcode|passphrase|secret key|secret|api key|access code|credentials|login details)\b"
+    r"(?! (?:policy|policies|manager|reset|requirements|rules|strength|change))"
+)
+_HAND_OVER = r"(?:share|tell|give|reveal|send|show|disclose|provide|spell out|type|write down|hand over)"
+#: a word between "please" and the verb that is not a negation ("please do not share ...")
+_NOT_NEGATED = r"(?!not\b|never\b|don't\b|do\b|dont\b)"
 _LIMITS = r"(?:restrictions?|limitations?|limits|filters?|filtering|censorship|rules|guidelines|ethics|morals|safety)"
 
 INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
@@ -109,11 +117,11 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
     _en(
         "reveal_own_secret",
         "asks the assistant for its own password or secret",
-        r"\b(?:share|tell|give|reveal|send|show|disclose|provide|spell out|type|write down|hand over)\b (?:me |us )?"
-        r"(?:\w+ ){0,2}?your (?:secret )?(?:password|passcode|passphrase|secret key|secret|api key|access code|"
-        r"credentials|login details)\b(?! (?:policy|policies|manager|reset|requirements|rules|strength|change))"
-        r"|\bwhat(?:'s| is| was) your (?:secret )?(?:password|passcode|passphrase|secret key|secret|api key|"
-        r"access code)\b(?! (?:policy|policies|manager|reset|requirements|rules|strength|change))",
+        # asked of the assistant (a question, "please", "me"): "never share your password" in a policy is not
+        rf"\b(?:(?:can|could|would|will) you|please|i need you to)\b (?:{_NOT_NEGATED}\w+ ){{0,2}}?{_HAND_OVER}\b"
+        rf" (?:me |us )?(?:\w+ ){{0,2}}?your {_SECRET}"
+        rf"|\b{_HAND_OVER} (?:me|us) (?:\w+ ){{0,2}}?your {_SECRET}"
+        rf"|\bwhat(?:'s| is| was) your {_SECRET}",
     ),
     _en(
         "speak_as_someone",
@@ -287,10 +295,12 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
     _en(
         "reveal_own_secret_de",
         "verlangt das eigene Passwort oder Geheimnis des Assistenten",
-        r"\b(?:gib|geben sie|verrat\w*|nenn\w*|teil\w*|sag\w*|zeig\w*)\b (?:\w+ ){0,3}?(?:dein|ihr)(?:e|en|s)? "
+        # asked of the assistant, to "me": "Geben Sie Ihr Passwort niemals weiter" in a policy is not
+        r"\b(?:gib|geben sie|verrat\w*|nenn\w*|teil\w*|sag\w*|zeig\w*)\b (?:\w+ ){0,2}?(?:mir|uns) "
+        r"(?:\w+ ){0,2}?(?:dein|ihr)(?:e|en|s)? "
         r"(?:passwort|kennwort|geheimnis|zugangsdaten|zugangscode|api-schlüssel)\b"
-        r"|\b(?:dein|ihr)(?:e|en|s)? (?:passwort|kennwort|geheimnis|zugangsdaten|zugangscode)\b (?:\w+ ){0,2}?"
-        r"(?:geben|gibst|verraten|verrätst|nennen|nennst|teilen|teilst|sagen|sagst|zeigen|zeigst)\b"
+        r"|\b(?:mir|uns) (?:dein|ihr)(?:e|en|s)? (?:passwort|kennwort|geheimnis|zugangsdaten|zugangscode)\b "
+        r"(?:\w+ ){0,2}?(?:geben|gibst|verraten|verrätst|nennen|nennst|teilen|teilst|sagen|sagst|zeigen|zeigst)\b"
         r"|\b(?:was|wie) (?:ist|lautet) (?:dein|ihr) (?:passwort|kennwort|geheimnis|zugangscode)\b",
     ),
     _en(
