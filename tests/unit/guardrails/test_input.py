@@ -130,6 +130,8 @@ ORDINARY = [
     "What's the Wi-Fi password for the guest network?",
     "You are now logged in; what should I do next?",
     "Can I skip the rest of the onboarding document?",
+    "Never share your password with anyone, not even IT.",
+    "Please do not share your password in chat.",
 ]
 #: German and Chinese look-alikes: the injection patterns let them through (personal data is
 #: another check's: German capitalised nouns are not all read right by it yet)
@@ -147,6 +149,7 @@ ORDINARY_DE_ZH = [
     "Was ist der Entwicklermodus bei Android und wie aktiviere ich ihn?",
     "Vergiss das nicht: das Meeting ist um drei.",
     "Wie ändere ich mein Passwort im Firmenportal?",
+    "Geben Sie Ihr Passwort niemals weiter, auch nicht an die IT.",
     "你的密码策略是什么样的？",
 ]
 
