@@ -143,6 +143,20 @@ _FAMILIES: dict[str, str] = {
     ),
 }
 _COMPILED = {name: re.compile(p) for name, p in _FAMILIES.items()}
+#: a password that is the user's own business (theirs, a reset, a policy, a manager): what a help desk
+#: is asked every day, in every language, and not a secret the assistant guards
+_OWN_PASSWORD_TALK = re.compile(
+    r"\b(?:my|our|a user's|user|users'|new|reset|resetting|change|changing|forgot|forgotten|update|updating|"
+    r"strong|weak|expired|temporary)\s+passwords?\b"
+    r"|\bpasswords?[\s-]+(?:policy|policies|manager|managers|reset|requirements|rules|length|strength|change|"
+    r"changes|expiry|guide|guidelines|hygiene|rotation)\b"
+    r"|\b(?:mein|meine|meinen|neues|neue|neuen)\s+(?:passwort|kennwort)\b|\b(?:passwort|kennwort)\w*\s+(?:\w+\s+)?"
+    r"(?:zurücksetzen|zurück|ändern|vergessen)\b|\b(?:passwort|kennwort)(?:richtlinie|-richtlinie|manager|-manager|"
+    r"länge|regeln|wechsel|änderung)\w*"
+    r"|パスワード(?:ポリシー|管理|マネージャー|の長さ|の文字数|の変更|の再設定|再設定|変更|をリセット|リセット|を変更|"
+    r"を忘れ|の有効期限|のルール|規則)|(?:私|自分|僕|わたし)の(?:パスワード)"
+    r"|密码(?:策略|管理器|管理|长度|规则|要求|重置|修改)|(?:重置|修改|更改|找回|忘记|忘了)[^。，,？?]{0,6}?密码|我的密码"
+)
 CUE_NAMES: tuple[str, ...] = ("curated", *_FAMILIES)
 """The feature order: a curated pattern's match first, then the families."""
 
@@ -154,8 +168,8 @@ def cue_vector(text: str) -> np.ndarray:
     said = without_quotations(normalise(text))
     out = np.zeros(len(CUE_NAMES), dtype=np.float32)
     out[0] = find_injection(text) is not None
-    for i, regex in enumerate(_COMPILED.values(), start=1):
-        out[i] = regex.search(said) is not None
+    for i, (name, regex) in enumerate(_COMPILED.items(), start=1):
+        out[i] = regex.search(_OWN_PASSWORD_TALK.sub(" ", said) if name == "secret" else said) is not None
     return out
 
 
