@@ -19,6 +19,7 @@ Found as names (``ja_name_spans``):
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -37,6 +38,20 @@ _KANA = re.compile(r"^[\u3041-\u3096\u30a1-\u30fa\u30fc・]+$")
 _KATAKANA = re.compile(r"^[\u30a1-\u30fa\u30fc・]+$")
 #: a ruler's name and ordinal (ヘンリー8世, フアン2世, ノンビリキング十三世): a person, digits and all
 REGNAL = re.compile(r"[\u30a1-\u30fa\u30fc・]{2,}[0-9０-９一二三四五六七八九十]+世")
+
+
+@functools.cache
+def _sudachi() -> Any:
+    """A Sudachi tokenizer over the dictionary GiNZA reads (memory-mapped, so loaded once and shared)."""
+    import sudachipy
+
+    return sudachipy.Dictionary(dict="core").create()
+
+
+def unknown_word(text: str) -> bool:
+    """Whether Sudachi's dictionary lacks ``text``: it reads it as one word it does not know."""
+    morphemes = list(_sudachi().tokenize(text))
+    return len(morphemes) == 1 and morphemes[0].is_oov()
 
 
 def _name_tag(token: Any) -> bool:
@@ -154,5 +169,10 @@ def ner_person_ok(span: list[Any], after: Any | None) -> bool:
     if all("地名" in t.tag_ for t in span if t.tag_.startswith("名詞")):
         return titled
     if any(_proper(t) for t in span):
+        return True
+    # a foreign name Sudachi's dictionary does not hold is an unknown katakana noun to it (ポールセン,
+    # ローズクランズ): GiNZA's Person is trusted there, not on a loanword it holds (バトル, カステラ)
+    text = "".join(t.text for t in span)
+    if len(text) >= 3 and _KATAKANA.match(text) and text not in NOT_NAMES_JA and unknown_word(text):
         return True
     return titled and after is not None and after.text in _FAMILIAR and all(_KANA.match(t.text) for t in span)
