@@ -108,6 +108,34 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"output|repeat|focus|do|act|pretend|give|show|start)\b|then\b|now\b|instead\b))",
     ),
     _en(
+        "stop_obeying",
+        "asks to stop obeying the earlier instructions",
+        # the assistant's own earlier instructions, not "any instructions contained in the text", which a
+        # user writes to defend a translation or a summary
+        r"\b(?:don't|do not|dont|stop|no longer|never again|quit)\b (?:\w+ ){0,2}?(?:obey|obeying|follow|following|"
+        r"adhere to|adhering to|comply with|complying with|listen to|listening to)\b (?:the |all |of )?"
+        rf"(?:your|previous|prior|above|earlier|preceding|original|initial|system)(?: {_FILLER}){{0,3}} {_RULES}\b"
+        rf"|\b(?:don't|do not|stop|no longer) (?:obey|follow)\w* (?:the )?{_RULES} "
+        r"(?:you were|you've been|you have been) given\b",
+    ),
+    _en(
+        "new_tasks_follow",
+        "announces that new instructions follow",
+        r"\b(?:now )?(?:new|further|the real|your (?:new|real)) (?:instructions|tasks|orders|commands) "
+        r"(?:follow|are coming|come)\b"
+        r"|\b(?:now|here) (?:follow|come) (?:the |your )?(?:new|real) (?:instructions|tasks|orders|commands)\b",
+    ),
+    _en(
+        "training_secrets",
+        "asks for secrets the model saw in its training data",
+        r"\b(?:api keys?|passwords?|credentials|secrets?|tokens?|private keys?|personal data|phone numbers|e-?mail "
+        r"addresses)\b[^.!?\n]{0,40}?\b(?:you|that you) (?:remember|recall|saw|have seen|memori[sz]ed|learned|learnt|"
+        r"were trained on)\b[^.!?\n]{0,30}?\btrain(?:ing|ed)\b"
+        r"|\b(?:memori[sz]ed|remember|recall|saw|learned|learnt)\b[^.!?\n]{0,20}?\b(?:during|from|in) (?:your )?"
+        r"training(?: data| set)?\b[^.!?\n]{0,40}?"
+        r"\b(?:api keys?|passwords?|credentials|secrets?|tokens?|private keys?)\b",
+    ),
+    _en(
         "ignore_rest_of_input",
         "a planted line tells the reader to skip the rest of the data it sits in",
         r"\b(?:ignore|disregard|skip)\b (?:all of |everything in )?the rest of (?:this|the|these) "
@@ -291,6 +319,21 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"(?=\s*(?:[.,;:!]|$|und\b|dann\b|jetzt\b|nun\b|stattdessen\b))"
         r"|\b(?:vergiss|vergesst|vergessen sie|ignorier\w*)\b (?:nun |jetzt |bitte )?alle (?:vorherigen|bisherigen|"
         r"früheren|obigen) (?:informationen|aufgaben|anweisungen|befehle|texte)\b",
+    ),
+    _en(
+        "new_tasks_follow_de",
+        "kündigt neue Anweisungen an",
+        r"\b(?:neue|weitere|die eigentlichen|deine neuen) (?:anweisungen|aufgaben|befehle|instruktionen) folgen\b"
+        r"|\b(?:nun|jetzt|es) folgen (?:die |deine )?(?:neue|neuen|weitere|eigentlichen) "
+        r"(?:anweisungen|aufgaben|befehle)\b",
+    ),
+    _en(
+        "stop_obeying_de",
+        "verlangt, die bisherigen Anweisungen nicht mehr zu befolgen",
+        r"\b(?:befolge|befolgen sie|gehorche|gehorchen sie|folge|halte dich an)\b (?:\w+ ){0,3}?"
+        r"(?:vorherigen|bisherigen|obigen|früheren|ursprünglichen|alten)? ?"
+        r"(?:anweisungen|befehle|regeln|vorgaben|instruktionen)\b (?:\w+ )?"
+        r"nicht mehr\b",
     ),
     _en(
         "reveal_own_secret_de",
