@@ -4,8 +4,12 @@
 
 The tree (the command and every process it starts: CLI subprocesses, test servers) is sampled
 every ``--interval`` seconds with psutil; the peak is the largest sum seen, beside the largest
-single process. Prints one line at the end (and writes it as JSON with ``--json PATH``); exits
-with the command's own status, so it can wrap a test run in CI.
+single process. The tree's memory is the sum of each process's proportional set size (PSS: a page
+shared by n processes counts 1/n to each): a child between ``fork`` and ``exec`` (every subprocess
+a test starts) shows its parent's whole resident set for a moment, so a sum of resident sets can
+count the parent twice. The resident-set sum is reported beside it; where PSS cannot be read, RSS
+stands in. Prints one line at the end (and writes it as JSON with ``--json PATH``); exits with the
+command's own status, so it can wrap a test run in CI.
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ from typing import Any
 import psutil
 
 
-def tree_rss(root: psutil.Process) -> list[tuple[int, str]]:
-    """Each process of the tree as (resident set size in bytes, its command line, shortened)."""
+def tree_memory(root: psutil.Process) -> list[tuple[int, int, str]]:
+    """Each process of the tree as (PSS in bytes, RSS in bytes, its command line, shortened)."""
     try:
         procs = [root, *root.children(recursive=True)]
     except psutil.Error:
@@ -31,7 +35,12 @@ def tree_rss(root: psutil.Process) -> list[tuple[int, str]]:
     out = []
     for p in procs:
         try:
-            out.append((p.memory_info().rss, " ".join(p.cmdline())[:160]))
+            rss = p.memory_info().rss
+            try:
+                pss = int(getattr(p.memory_full_info(), "pss", rss))
+            except psutil.AccessDenied:
+                pss = rss
+            out.append((pss, rss, " ".join(p.cmdline())[:160]))
         except psutil.Error:  # ended between the listing and the read
             continue
     return out
@@ -51,16 +60,18 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     proc = subprocess.Popen(command)
     root = psutil.Process(proc.pid)
-    peak: dict[str, Any] = {"tree": 0, "process": 0, "at": 0.0, "processes": []}
+    peak: dict[str, Any] = {"tree": 0, "tree_rss": 0, "process": 0, "at": 0.0, "processes": []}
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(a.interval):
-            procs = tree_rss(root)
-            total = sum(rss for rss, _ in procs)
-            peak["process"] = max([peak["process"], *(rss for rss, _ in procs)])
+            procs = tree_memory(root)
+            total = sum(pss for pss, _, _ in procs)
+            peak["tree_rss"] = max(peak["tree_rss"], sum(rss for _, rss, _ in procs))
+            peak["process"] = max([peak["process"], *(rss for _, rss, _ in procs)])
             if total > peak["tree"]:  # what made the peak, to find the tests that ran then
-                peak.update(tree=total, at=time.perf_counter() - t0, processes=sorted(procs, reverse=True)[:6])
+                top = sorted(procs, reverse=True)[:6]
+                peak.update(tree=total, at=time.perf_counter() - t0, processes=[(pss, cmd) for pss, _, cmd in top])
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -72,14 +83,16 @@ def main(argv: list[str] | None = None) -> int:
         "label": a.label,
         "exit_code": code,
         "wall_seconds": round(seconds, 1),
-        "peak_tree_rss_gb": round(peak["tree"] / 2**30, 2),
+        "peak_tree_pss_gb": round(peak["tree"] / 2**30, 2),
+        "peak_tree_rss_sum_gb": round(peak["tree_rss"] / 2**30, 2),
         "peak_process_rss_gb": round(peak["process"] / 2**30, 2),
         "peak_tree_at_seconds": round(peak["at"], 1),
-        "peak_tree_processes_gb": [[round(rss / 2**30, 2), cmd] for rss, cmd in peak["processes"]],
+        "peak_tree_processes_pss_gb": [[round(pss / 2**30, 2), cmd] for pss, cmd in peak["processes"]],
     }
     print(
-        f"{a.label}: {seconds / 60:.1f} min wall, peak resident memory {figures['peak_tree_rss_gb']:.2f} GB "
-        f"(process tree; largest single process {figures['peak_process_rss_gb']:.2f} GB), exit {code}",
+        f"{a.label}: {seconds / 60:.1f} min wall, peak memory {figures['peak_tree_pss_gb']:.2f} GB (process tree, "
+        f"shared pages counted once; resident sets summed {figures['peak_tree_rss_sum_gb']:.2f} GB; largest single "
+        f"process {figures['peak_process_rss_gb']:.2f} GB), exit {code}",
         file=sys.stderr,
         flush=True,
     )
