@@ -26,8 +26,8 @@ from typing import Any
 import psutil
 
 
-def tree_memory(root: psutil.Process) -> list[tuple[int, int, str]]:
-    """Each process of the tree as (PSS in bytes, RSS in bytes, its command line, shortened)."""
+def tree_processes(root: psutil.Process) -> list[tuple[int, psutil.Process, str]]:
+    """Each live process of the tree as (resident set size in bytes, the process, its command line, shortened)."""
     try:
         procs = [root, *root.children(recursive=True)]
     except psutil.Error:
@@ -35,15 +35,18 @@ def tree_memory(root: psutil.Process) -> list[tuple[int, int, str]]:
     out = []
     for p in procs:
         try:
-            rss = p.memory_info().rss
-            try:
-                pss = int(getattr(p.memory_full_info(), "pss", rss))
-            except psutil.AccessDenied:
-                pss = rss
-            out.append((pss, rss, " ".join(p.cmdline())[:160]))
+            out.append((p.memory_info().rss, p, " ".join(p.cmdline())[:160]))
         except psutil.Error:  # ended between the listing and the read
             continue
     return out
+
+
+def proportional(process: psutil.Process, rss: int) -> int:
+    """The process's proportional set size in bytes (its resident set where PSS cannot be read)."""
+    try:
+        return int(getattr(process.memory_full_info(), "pss", rss))
+    except psutil.Error:
+        return rss
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,13 +68,18 @@ def main(argv: list[str] | None = None) -> int:
 
     def sample() -> None:
         while not done.wait(a.interval):
-            procs = tree_memory(root)
-            total = sum(pss for pss, _, _ in procs)
-            peak["tree_rss"] = max(peak["tree_rss"], sum(rss for _, rss, _ in procs))
-            peak["process"] = max([peak["process"], *(rss for _, rss, _ in procs)])
+            procs = tree_processes(root)
+            rss_total = sum(rss for rss, _, _ in procs)
+            peak["tree_rss"] = max(peak["tree_rss"], rss_total)
+            peak["process"] = max([peak["process"], *(rss for rss, _, _ in procs)])
+            # PSS never exceeds RSS, so only a resident sum above the peak can make a new one; reading
+            # PSS (the kernel walks each process's pages) is left to those samples
+            if rss_total <= peak["tree"]:
+                continue
+            sizes = [(proportional(p, rss), cmd) for rss, p, cmd in procs]
+            total = sum(pss for pss, _ in sizes)
             if total > peak["tree"]:  # what made the peak, to find the tests that ran then
-                top = sorted(procs, reverse=True)[:6]
-                peak.update(tree=total, at=time.perf_counter() - t0, processes=[(pss, cmd) for pss, _, cmd in top])
+                peak.update(tree=total, at=time.perf_counter() - t0, processes=sorted(sizes, reverse=True)[:6])
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
