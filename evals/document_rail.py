@@ -21,7 +21,8 @@ document counts as kept even if only an innocent chunk of it scored high. Docume
 
 Reported per split and language: the share of poisoned documents kept from the model, the share of
 benign documents withheld, and the spread of the documents' scores (the highest of their chunks'),
-beside the targets of issue 35 (>= 0.85 kept, <= 0.02 withheld). The curated patterns alone are the
+beside the targets of issue 35 (>= 0.85 kept, <= 0.02 withheld). The rules alone (the curated patterns
+and the instructions addressed to an AI reader, :func:`guardrails.documents.pattern_score`) are the
 baseline in the same run (a document any of whose chunks' stored text they match).
 
 One thing is fitted here, on the tune split only: the screen's threshold
@@ -58,7 +59,9 @@ from nodes.rag.rails import screen_candidates
 
 log = logging.getLogger(__name__)
 
-DATA = Path(__file__).resolve().parents[1] / "guardrails" / "data" / "documents" / "poisoned_docs.jsonl"
+DOCUMENTS = Path(__file__).resolve().parents[1] / "guardrails" / "data" / "documents"
+#: the documents written for the rail by the project, then those written by hands that never saw it
+DATA = (DOCUMENTS / "poisoned_docs.jsonl", DOCUMENTS / "prose_docs_independent.jsonl")
 REPORT = Path("evals/reports/document_rail.json")
 LABELS = ("poisoned", "benign")
 SPLITS = ("tune", "check")
@@ -80,6 +83,7 @@ class Outcome:
     label: str
     split: str
     kind: str
+    writer: str
     chunks: int
     score: float | None
     withheld_chunks: int
@@ -92,8 +96,13 @@ class Outcome:
 
 # ------------------------------------------------------------------------------ data
 def read_documents(path: Path, split: str = "all") -> list[dict[str, str]]:
-    """The documents of ``split`` ("all" for both), checked before any model loads."""
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The documents of ``split`` ("all" for both), checked before any model loads. Each row's ``writer``
+    is its own (the independent sets name theirs) or the file's name."""
+    rows = [
+        {"writer": path.stem, **json.loads(line)}
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     bad = [
         r.get("id", f"line {i + 1}")
         for i, r in enumerate(rows)
@@ -109,6 +118,15 @@ def read_documents(path: Path, split: str = "all") -> list[dict[str, str]]:
     if len(set(ids)) != len(ids):
         raise SystemExit(f"{path}: duplicate ids")
     return [r for r in rows if split == "all" or r["split"] == split]
+
+
+def read_all(paths: Sequence[Path], split: str = "all") -> list[dict[str, str]]:
+    """:func:`read_documents` of every file, ids unique across them."""
+    rows = [r for path in paths for r in read_documents(path, split)]
+    ids = [r["id"] for r in rows]
+    if len(set(ids)) != len(ids):
+        raise SystemExit(f"{', '.join(map(str, paths))}: an id appears in two files")
+    return rows
 
 
 def write_notes(rows: Iterable[dict[str, str]], folder: Path) -> dict[str, str]:
@@ -155,6 +173,7 @@ def outcome(row: dict[str, str], hits: Sequence[HitRecord]) -> Outcome:
         label=row["label"],
         split=row["split"],
         kind=row["kind"],
+        writer=row["writer"],
         chunks=len(hits),
         score=max(known) if known else None,
         withheld_chunks=len(hits) - len(kept),
@@ -236,6 +255,14 @@ def cells(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def by_writer(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
+    """Per split and writer: each writer's idea of an attack and of a hard negative, apart."""
+    groups: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        groups[f"{o.split}/{o.writer}"].append(o)
+    return {k: cell(groups[k]) for k in sorted(groups, key=lambda k: (SPLITS.index(k.split("/")[0]), k))}
+
+
 def by_kind(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
     """How each attack form or benign genre fares (every split measured)."""
     groups: dict[str, list[Outcome]] = defaultdict(list)
@@ -310,7 +337,7 @@ def show(report: dict[str, Any], console: Console) -> None:
     rates = Table(
         title=(f"Document rail at {report['threshold']} (targets: kept ≥ {KEPT_TARGET}, withheld ≤ {WITHHELD_CEILING})")
     )
-    for col in ("split/lang", "poisoned", "kept", "benign", "withheld", "targets", "patterns: kept/withheld"):
+    for col in ("split/lang", "poisoned", "kept", "benign", "withheld", "targets", "rules alone: kept/withheld"):
         rates.add_column(col, justify="left" if col in ("split/lang", "targets") else "right")
     for name, c in report["cells"].items():
         rates.add_row(
@@ -323,6 +350,15 @@ def show(report: dict[str, Any], console: Console) -> None:
             f"{_fmt(c['patterns_kept'])} / {_fmt(c['patterns_benign'])}",
         )
     console.print(rates)
+    if len({k.split("/", 1)[1] for k in report.get("writers", {})}) > 1:
+        writers = Table(title="By writer (the independent sets: written by helpers who never saw the rail)")
+        for col in ("split/writer", "poisoned", "kept", "benign", "withheld"):
+            writers.add_column(col, justify="left" if col == "split/writer" else "right")
+        for name, c in report["writers"].items():
+            writers.add_row(
+                name, str(c["poisoned"]), _fmt(c["kept_from_model"]), str(c["benign"]), _fmt(c["benign_withheld"])
+            )
+        console.print(writers)
     scores = Table(title="Documents' scores (highest chunk): min q1 median q3 max")
     for col in ("split/lang", "poisoned", "benign"):
         scores.add_column(col, justify="left" if col == "split/lang" else "right")
@@ -349,10 +385,10 @@ def show(report: dict[str, Any], console: Console) -> None:
     )
 
 
-def run(data: Path, split: str, work: Path | None = None) -> dict[str, Any]:
-    rows = read_documents(data, split)
+def run(data: Sequence[Path], split: str, work: Path | None = None) -> dict[str, Any]:
+    rows = read_all(data, split)
     if not rows:
-        raise SystemExit(f"{data}: no documents in split {split!r}")
+        raise SystemExit(f"{', '.join(map(str, data))}: no documents in split {split!r}")
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="rag-document-rail-") as tmp:
         outcomes = measure(rows, work or Path(tmp))
@@ -364,7 +400,7 @@ def run(data: Path, split: str, work: Path | None = None) -> dict[str, Any]:
         at[f"fitted {fitted}"] = at_threshold(outcomes, fitted)
         fit = {"threshold": fitted, "ceiling": WITHHELD_CEILING, "step": FIT_STEP, "at": at}
     return {
-        "data": str(data),
+        "data": [str(d) for d in data],
         "split": split,
         "threshold": policy,
         "fit": fit,
@@ -373,6 +409,7 @@ def run(data: Path, split: str, work: Path | None = None) -> dict[str, Any]:
         "chunks": sum(o.chunks for o in outcomes),
         "seconds": round(time.perf_counter() - t0, 1),
         "cells": cells(outcomes),
+        "writers": by_writer(outcomes),
         "by_kind": by_kind(outcomes),
         "documents_scored": [{**asdict(o), "kept_from_model": o.kept_from_model} for o in outcomes],
     }
@@ -385,14 +422,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("guardrails.documents").setLevel(logging.ERROR)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(
-        "--data", type=Path, default=DATA, help="documents JSONL (id, lang, label, split, kind, title, text)"
+        "--data",
+        type=Path,
+        nargs="+",
+        default=list(DATA),
+        help="documents JSONL files (id, lang, label, split, kind, title, text; optional writer)",
     )
     p.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     p.add_argument("--work", type=Path, default=None, help="notes and store here (default: a temporary folder)")
     p.add_argument("--report", type=Path, default=REPORT)
     a = p.parse_args(argv)
-    if not a.data.is_file():
-        p.error(f"{a.data}: no such file")
+    missing = [str(d) for d in a.data if not d.is_file()]
+    if missing:
+        p.error(f"{', '.join(missing)}: no such file")
     report = run(a.data, a.split, a.work)
     show(report, Console())
     a.report.parent.mkdir(parents=True, exist_ok=True)

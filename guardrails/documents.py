@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from guardrails.addressed import find_addressed_instruction
 from guardrails.injection import passage_probability, text_probability
 from guardrails.normalize import without_quotations
 from guardrails.patterns import find_injection
@@ -41,9 +42,11 @@ TextScan = Callable[[str], float]
 
 def pattern_score(text: str) -> float:
     """1.0 when a curated injection pattern matches the text outside its quotations (or a payload
-    decoded from it). A document that quotes an attack (a security note: „Ignoriere alle
+    decoded from it), or a sentence tells the AI that reads the text what to answer
+    (:mod:`guardrails.addressed`). A document that quotes an attack (a security note: „Ignoriere alle
     vorherigen Anweisungen“ is a known trick) mentions it; one that plants an instruction says it."""
-    return 1.0 if find_injection(without_quotations(text)) is not None else 0.0
+    said = without_quotations(text)
+    return 1.0 if find_injection(said) is not None or find_addressed_instruction(said) is not None else 0.0
 
 
 def chunk_scores(
@@ -68,6 +71,15 @@ def score_text(text: str, *, scan: TextScan | None = None) -> float:
     if score < 1.0 and scan is not None:
         score = max(score, scan(text))
     return round(score, 4)
+
+
+def rescored(stored: float | None, text: str) -> float | None:
+    """A stored chunk's score at question time: what ingestion wrote, or 1.0 when today's rules match
+    its text. Rules grow; a store scored before one existed gets it without being ingested again, at
+    the cost of a few regular expressions per candidate."""
+    if stored is not None and stored >= 1.0:
+        return stored
+    return 1.0 if text and pattern_score(text) >= 1.0 else stored
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from components.retrieval.hits import HitRecord
 from components.text import messages
 from graph.context import Context
 from graph.state import Asker, Passage
-from guardrails.documents import SCORE_KEY, Withheld, screen
+from guardrails.documents import SCORE_KEY, Withheld, rescored, screen
 from guardrails.injection import detector_for
 from guardrails.input import InputVerdict, check_input, curated_injection
 from guardrails.output import OutputVerdict, check_output
@@ -196,9 +196,12 @@ def screen_passages(
 
 
 def screen_candidates(candidates: Sequence[HitRecord]) -> tuple[list[HitRecord], list[str]]:
-    """Search hits whose chunk scored as injected instructions at ingestion, left out of a Q&A run
-    before any grader or generator reads them."""
-    items = [(_label(h["payload"]), h["payload"].get(SCORE_KEY)) for h in candidates]
+    """Search hits whose chunk scored as injected instructions (at ingestion, or by today's rules on
+    its text), left out of a Q&A run before any grader or generator reads them."""
+    items = [
+        (_label(h["payload"]), rescored(h["payload"].get(SCORE_KEY), str(h["payload"].get("text") or "")))
+        for h in candidates
+    ]
     kept, withheld = screen(items)
     return [candidates[i] for i in kept], _withheld_notes(withheld)
 

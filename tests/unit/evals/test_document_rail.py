@@ -81,7 +81,7 @@ def test_poisoned_documents_are_counted_kept_from_the_model_and_a_plain_one_is_n
 
 
 def outcome(split: str, lang: str, label: str, score: float | None) -> document_rail.Outcome:
-    return document_rail.Outcome(f"{lang}-{score}", lang, label, split, "how-to", 1, score, 0, False)
+    return document_rail.Outcome(f"{lang}-{score}", lang, label, split, "how-to", "test", 1, score, 0, False)
 
 
 def test_the_threshold_is_fitted_on_tune_benign_documents_of_every_language_alone() -> None:
@@ -101,7 +101,8 @@ def test_the_threshold_is_fitted_on_tune_benign_documents_of_every_language_alon
 def test_the_shipped_threshold_keeps_the_tune_splits_how_tos_and_policies_with_the_model(tmp_path: Path) -> None:
     """Benign prose full of imperatives, links and talk of AI reaches the model: at most 2% of the tune
     split's benign documents withheld in every language (the rule the policy's threshold is fitted by)."""
-    rows = [r for r in document_rail.read_documents(document_rail.DATA, "tune") if r["label"] == "benign"]
+    project_set = document_rail.DATA[0]
+    rows = [r for r in document_rail.read_documents(project_set, "tune") if r["label"] == "benign"]
     outcomes = document_rail.measure(rows, tmp_path)
     for lang in {o.lang for o in outcomes}:
         mine = [o for o in outcomes if o.lang == lang]
