@@ -679,7 +679,15 @@ def _addressed_across(sentences: list[str], i: int) -> str | None:
 
 _KANA = re.compile(r"[ぁ-んァ-ヴ]")
 _HAN = re.compile(r"[一-龥]")
-_LATIN = re.compile(r"[a-zäöüß]")
+#: a word every English and German form needs one of (a reader, an answer, a summary, a tool, "whoever"):
+#: most sentences have none and skip the forms
+_LATIN = re.compile(
+    r"\b(?:ai|ais|llms?|gpt|chatgpt|copilot|\w*bots?|\w*assistants?|\w*assistent\w*|agents?|agent\w*|models?|"
+    r"\w*modell\w*|\w*summar\w*|\w*zusammenfass\w*|answer\w*|\w*antwort\w*|repl(?:y|ies)|respons\w*|outputs?|"
+    r"auskunft|auskünfte|descriptions?|beschreibung\w*|overviews?|\w*tools?|\w*werkzeug\w*|\w*systems?|\w*system\w*|"
+    r"programs?|\w*programm\w*|software|services?|\w*helpers?|\w*helfer\w*|engines?|machines?|readers?|crawlers?|"
+    r"whoever|wer|ki|ki-\w+|\w*-ki|automat\w*|\w*sprachmodell\w*|language|summary|you|du)\b"
+)
 #: forms by the script their language is written in: a sentence meets only the forms it could match
 _FORMS_BY_SCRIPT = {
     "latin": tuple(f for f in _FORMS if not f[0].endswith(("_ja", "_zh"))),

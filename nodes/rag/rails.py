@@ -195,13 +195,25 @@ def screen_passages(
     return [Passage(**{**passages[i], "n": n}) for n, i in enumerate(kept, start=1)], _withheld_notes(withheld)
 
 
-def screen_candidates(candidates: Sequence[HitRecord]) -> tuple[list[HitRecord], list[str]]:
+def screen_candidates(
+    candidates: Sequence[HitRecord], *, enough: int | None = None
+) -> tuple[list[HitRecord], list[str]]:
     """Search hits whose chunk scored as injected instructions (at ingestion, or by today's rules on
-    its text), left out of a Q&A run before any grader or generator reads them."""
-    items = [
-        (_label(h["payload"]), rescored(h["payload"].get(SCORE_KEY), str(h["payload"].get("text") or "")))
-        for h in candidates
-    ]
+    its text), left out of a Q&A run before any grader or generator reads them.
+
+    Rescoring reads a chunk's text; with ``enough`` it stops once that many would be kept (the rest
+    are cut after the screen anyway) and the rest keep their stored scores."""
+    items: list[tuple[str, float | None]] = []
+    passing = 0
+    for h in candidates:
+        stored = h["payload"].get(SCORE_KEY)
+        score = (
+            stored
+            if enough is not None and passing >= enough
+            else rescored(stored, str(h["payload"].get("text") or ""))
+        )
+        passing += score is None or score < POLICY.document_injection_threshold
+        items.append((_label(h["payload"]), score))
     kept, withheld = screen(items)
     return [candidates[i] for i in kept], _withheld_notes(withheld)
 

@@ -66,10 +66,10 @@ def shape_results(
     if not searching and ctx.max_age_days > 0:
         candidates, aged = age_limit(candidates, ctx)
         notes += aged
-    if not searching:  # Q&A: chunks carrying instructions never reach a model
-        candidates, withheld = screen_candidates(candidates)
-        notes += withheld
     by_document = bool(state.get("group_by_document"))
+    if not searching:  # Q&A: chunks carrying instructions never reach a model
+        candidates, withheld = screen_candidates(candidates, enough=None if by_document else top_k + offset)
+        notes += withheld
     shown = head(candidates, top_k + offset, by_document=by_document)
     results = [
         hit_to_result(
