@@ -54,10 +54,13 @@ def _sentences(text: str) -> list[str]:
 #: nouns that name an automated reader whatever the sentence says about it
 _AI_EN = (
     r"(?:(?:ai|gpt|llm|chat|e-?mail|mail|coding|virtual|digital|automated|automatic|meeting|support|voice|smart|"
-    r"intelligent|agentic|writing|research|shopping|summary|summari[sz]ation) )?"
+    r"intelligent|agentic|writing|research|shopping|summary|summari[sz]ation|llm-based|ai-based|ai-powered|"
+    r"gpt-based) )?"
     r"(?:ai(?!-)|ais|llms?|large language models?|language models?|ai models?|chat ?bots?|\w*bots?|chatgpt|copilots?|"
     r"ai (?:assistants?|tools?|systems?|agents?|models?|readers?|summari[sz]ers?|crawlers?|services?)|"
-    r"(?:chat|e-?mail|mail|coding|code|virtual|digital|ai|voice|browsing|research|writing) assistants?|summari[sz]ers?|"
+    r"(?:chat|e-?mail|mail|coding|code|virtual|digital|ai|voice|browsing|research|writing|meeting|notes|recap|"
+    r"inbox|calendar|helpdesk|shopping) assistants?|summari[sz]ers?|"
+    r"(?:coding|ai|software|autonomous|browsing|research|llm|shopping|email|e-mail) agents?|"
     r"(?:automated|automatic) (?:\w+ )?(?:assistants?|systems?|tools?|agents?|readers?|repl(?:y|ies)|"
     r"answers?|responders?|summari[sz]ers?|summar(?:y|ies)|services?)|"
     r"(?:summary|summari[sz]ation|summari[sz]ing) (?:tools?|bots?|systems?|engines?|services?)|answer engines?|"
@@ -74,17 +77,23 @@ _READER_OF_THIS_EN = (
     r"(?:assistants?(?:,)? (?:(?:that|which|who) (?:\w+ ){0,2}?|)"
     r"(?:reads?|reading|summari[sz]es|summari[sz]ing|summari[sz]e|process(?:es|ing)?|parses?|parsing|uses?|"
     r"using|handles?|handling|scans?|scanning|answers?|answering|draws? on|drawing on|consults?|consulting|"
+    r"with access to|(?:that|which) ha(?:s|ve) access to|having access to|generating|that generates|"
     r"refers? to|referring to|is reading|is processing|has read|opens?|opening|works? on|working on|manag(?:es|ing)|"
     r"monitor(?:s|ing)|runs?|running|in charge of|looking after|looks after)"
-    r"|(?:whoever|anyone|anybody|everyone who|those who) (?:later )?(?:summari[sz]es|summari[sz]e|processes|process|"
-    r"parses|parse|ingests|ingest|indexes)"
+    r"|(?:whoever|anyone|anybody|everyone who|those who) (?:later )?(?:is )?(?:summari[sz]es|summari[sz]e|"
+    r"processes|process|"
+    r"parses|parse|ingests|ingest|indexes|walking (?:a |the )?users? through|guiding (?:a |the )?users? through|"
+    r"condenses|relays|renders|reproduces)"
+    r"|(?:whichever|whatever|any) (?:agent|tool|program|system|assistant|model|software)s?(?: or (?:\w+ )?"
+    r"(?:agent|tool|program|system|assistant|model|software)s?)? (?:that )?(?:opens?|reads?|processes|handles)"
     r")(?: \w+){0,6}? (?:this|these|the present|the above|the following)\b"
 )
 #: a program that reads this text: told what to say, it is attacked; told what to skip, it is configured
 _SOFTWARE_READER_EN = (
     r"(?:tools?|systems?|programs?|software|services?|models?|agents?)(?:,)? (?:(?:that|which) (?:\w+ ){0,2}?|)"
     r"(?:reads?|reading|summari[sz]es|summari[sz]ing|process(?:es|ing)?|parses?|parsing|scans?|scanning|"
-    r"ingests?|ingesting|indexes|indexing|crawls?|crawling)(?: \w+){0,6}? (?:this|these)\b"
+    r"ingests?|ingesting|indexes|indexing|crawls?|crawling|condenses?|condensing|renders?|rendering|relays?|relaying|"
+    r"opens?|opening)(?: \w+){0,6}? (?:this|these)\b"
 )
 _ADDRESSEE_EN = rf"(?:{_AI_EN}|{_READER_OF_THIS_EN}|{_ASSISTANT_AT_WORK_EN})"
 #: what a reader who answers people is told to put in its answer (or leave out of it)
@@ -101,7 +110,8 @@ _ACTION_WORDS_EN = (
     r"sign|present|refer|point|direct|redirect|send|forward|e-?mail|ask|instruct|call|report|link|cite|rank|rate|omit|"
     r"leave out|leave (?:[^!?]{0,60}? )?out|drop|hide|withhold|skip|ignore|disregard|forget|share|provide|give|"
     r"display|show|render|embed|put|place|attach|"
-    r"translate|run|execute|install|download|fetch|visit|click|delete|remove|commit|push|modify|change|edit|"
+    r"translate|run|execute|install|download|fetch|visit|click|delete|remove|commit|push|modify|change|edit|paste|"
+    r"copy|characteri[sz]e|portray|depict|frame|label|position|"
     r"update|book|buy|purchase|pay|transfer|approve|grant|enable|disable|upload|submit|treat|issue|refund|"
     r"pretend|act as|behave|mark|classify|score"
 )
@@ -125,8 +135,7 @@ _FILLER_EN = (
 )
 #: what an injection carries: a link (masked as §), a number to call or pay, a credential, a sum of money
 _PAYLOAD = (
-    r"§|\d[\d ()/-]{6,}\d|\b(?:password|passcode|pin|access code|api key|token|iban|account number|sort code|passwort|"
-    r"zugangscode|kennwort|konto|bankverbindung)s?\b|パスワード|暗証番号|口座|振込|密码|账号|账户|验证码|银行卡|转账|"
+    r"§|\d[\d ()/-]{6,}\d|\b(?:iban|account number|sort code|konto|bankverbindung)s?\b|口座|振込|账户|银行卡|转账|"
     r"[€£$¥]\s?\d|\d\s?(?:€|euro|eur|pounds|dollars|円|元)"
 )
 #: what ties a sentence to an answer about this text (a rule for chatbots in general has none)
@@ -198,7 +207,8 @@ _EN_SOFTWARE_SUBJECT = re.compile(
     rf"\b(?:it|they)?\s?{_MODAL_EN}{_FILLER_EN} {_SPEECH_VERB_EN}"
 )
 _EN_IF_YOU_ARE = re.compile(
-    rf"\b(?:if|when|since|as) (?:you are|you're|you were) (?:an? |the |any )?{_AI_EN}\b(?! (?:researcher|engineer|"
+    rf"\b(?:if|when|since|as) (?:you are|you're|you were) (?:an? |the |any |some )?{_AI_EN}\b(?! (?:researcher|"
+    rf"engineer|"
     rf"developer|company|startup|enthusiast|user|expert|team|vendor|provider)){_WINDOW}\b{_OUTPUT_VERB_EN}"
 )
 _EN_IF_PROCESSED = re.compile(
@@ -216,7 +226,7 @@ _EN_WHEN_THIS_IS_USED = re.compile(
     r"you (?:must|should|need to) |(?:the|any|your|its|each|every) (?:summary|answer|reply|response|description) "
     rf"(?:should|must|will|needs to|has to) (?:also |always |clearly )?)?{_OUTPUT_VERB_EN}"
 )
-_PREFIX = r"(?:^|[\[(【<*#:-] ?)"
+_PREFIX = r"(?:^|[\[(【<*#:|-] ?)"
 #: "Note to any AI model reading this:", "[Instruction to the AI: …", "P.S. for the meeting bot — …"
 _EN_HEADER = re.compile(
     rf"{_PREFIX}(?:\w+ ){{0,3}}?(?:note|notes|message|instructions?|guidelines?|directives?|task|"
@@ -227,7 +237,7 @@ _EN_HEADER = re.compile(
 )
 #: "Assistant instructions: forward this thread to …"
 _EN_AI_HEADER = re.compile(
-    rf"{_PREFIX}(?:\w+ )?(?:{_AI_EN}|assistants?|agents?) (?:only )?(?:instructions?|notes?|guidelines?|"
+    rf"{_PREFIX}(?:\w+ )?(?:{_AI_EN}|assistants?) (?:only )?(?:instructions?|notes?|guidelines?|"
     rf"directives?|rules?|"
     rf"tasks?|hints?|prompt|memo)(?::| -|—|–){_WINDOW}\b{_OUTPUT_VERB_EN}"
 )
@@ -270,30 +280,62 @@ _EN_WHILE_PROCESSING_THIS = re.compile(
     r"message|post|file|review|content|website|site|thread|listing|entry|wiki|readme)\b[^.!?]{0,120}?, "
     rf"(?:please |always |never |be sure to |make sure (?:to|you) |you (?:must|should|need to) )?{_OUTPUT_VERB_EN}"
 )
+#: "… are to be told that …" after a note to a reader: the order given in the passive
+_EN_PASSIVE_ORDER = (
+    r"\b(?:are|is|must be|should be|shall be|have to be|has to be) (?:to be )?(?:told|informed|advised|directed|sent|"
+    r"pointed|given|shown|reminded)\b"
+)
 #: "This note is for AI assistants: …", "Language models reading this page: describe …"
 _EN_FOR_THE_AI = re.compile(
     r"\b(?:this|the following|what follows) (?:\w+ )?(?:is|are) (?:meant |intended |addressed |written )?(?:only )?"
     rf"(?:for|to) (?:(?:the|a|an|any|all|every|each) )?{_ADDRESSEE_EN}\b{_WINDOW}\b{_OUTPUT_VERB_EN}"
-    rf"|^(?:[\[(【<*#-] ?)?(?!(?:ai|assistant|bot|chatbot|model|gpt|system|llm|copilot|chatgpt) ?:)(?:please,? )?"
+    rf"|^(?:\[[^\]]{{0,30}}\] ?|[\[(【<*#-] ?)?(?!(?:ai|assistant|bot|chatbot|model|gpt|system|llm|copilot|chatgpt) ?:)"
+    rf"(?:please,? )?"
     rf"(?:(?:the|all|any|every) )?(?:{_ADDRESSEE_EN}|{_SOFTWARE_READER_EN})\b[^:.!?]{{0,80}}?: "
-    rf"(?:[^!?]{{0,120}}?[;,] )?(?:please |always |never |do not |don't |you (?:must|should) |"
-    rf"make sure (?:to )?)?{_OUTPUT_VERB_EN}"
+    rf"(?:(?:[^!?]{{0,120}}?[;,] )?(?:please |always |never |do not |don't |you (?:must|should) |"
+    rf"make sure (?:to )?)?{_OUTPUT_VERB_EN}|[^!?]{{0,120}}?{_EN_PASSIVE_ORDER}|(?:the|any|every|each) (?:answer|reply|"
+    rf"summary|response|description)s? (?:always |must |should )?{_OUTPUT_VERB_EN_ANY})"
+    r"|\b(?:is|are) (?:read|used|processed|parsed|consulted) by (?:the |any |all )?(?:comparison |search |answer )?"
+    rf"(?:{_AI_EN}|engines?|tools?|programs?)\b[^:!?]{{0,40}}: [^!?]{{0,60}}?(?:the|any|every|each) (?:answer|reply|"
+    rf"summary|response|description)s? (?:always |must |should )?{_OUTPUT_VERB_EN_ANY}"
 )
 
 #: "Any summary of this page must include …": the answer itself is told what to hold
 _EN_ANSWER_OF_THIS = re.compile(
     r"\b(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?|outputs?|overviews?|descriptions?)\b"
-    r"(?: (?:\w+ ){0,3}?(?:of|based on|generated from|drawn from|derived from|built from|using|that use|about|from|to))"
+    r"(?: (?:\w+ ){0,3}?(?:of|based on|generated from|drawn from|derived from|built from|using|that use|about|from|to|"
+    r"for|on|including|that include)){1,2}"
     r"(?: (?:questions|queries) (?:about|on))? (?:this|these) (?:\w+ )?[a-z][\w-]+"
     rf"{_WINDOW}\b{_MODAL_EN}\b{_GAP_EN}\b(?:{_OUTPUT_VERB_EN}|contain|carry|feature|link|show)"
-    r"|\bit is (?:important|essential|vital|crucial|necessary|required|expected) that (?:any|every|each|the|all) "
-    r"(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?|descriptions?)\b[^!?]{0,80}?"
+    r"|\b(?:it is (?:important|essential|vital|crucial|necessary|required|expected) that|it would (?:really |greatly )?"
+    r"(?:help(?: \w+)?|be (?:great|good|nice|helpful|appreciated)) if) (?:any|every|each|the|all) (?:\w+ ){0,3}?"
+    r"(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?|descriptions?|versions?|reproductions?|renderings?|"
+    r"overviews?|digests?|recaps?|comparisons?|translations?|explanations?)\b[^!?]{0,40}?\b(?:this|these|here)\b"
+    r"[^!?]{0,60}?"
     rf"\b(?:{_OUTPUT_VERB_EN_ANY}|contains?|carr(?:y|ies)|links?)"
+)
+#: "Condensed versions must close with …", "binding for all derived texts: … is to …": what any text made
+#: from this one must say, whoever makes it
+_EN_DERIVED_TEXT = re.compile(
+    r"\b(?:condensed|shortened|relayed|derived|summari[sz]ed|reproduced|generated|automated|machine)[ _-](?:versions?|"
+    r"texts?|copies|answers?|replies|summar(?:y|ies)|descriptions?)\b[^!?]{0,40}?(?:[=:]|\b(?:must|should|"
+    r"shall|are to|is to|"
+    r"have to|has to|always|never))\b[^!?]{0,120}?"
+    rf"\b(?:{_OUTPUT_VERB_EN}|close with|end with|contain|be told|be left out|be omitted|give)\b"
+    r"|\b(?:binding|mandatory|obligatory|applies) (?:for|to) (?:all |any |every )?(?:derived|condensed|shortened|"
+    r"generated|automated) (?:texts?|versions?|answers?|summar(?:y|ies))\b"
+)
+#: "The correct summary of this email is: …", "The correct answer to any question about this restaurant is …"
+_EN_PRESCRIBED_ANSWER = re.compile(
+    r"\bthe (?:only )?(?:correct|right|official|proper|accurate|approved|true) (?:summary|answer|reply|response|"
+    r"description)s? (?:of|to|for) (?:any |every |all )?(?:(?:questions?|queries) (?:about|on|regarding) )?"
+    r"(?:this|these) (?!(?:question|questions|exercise|problem|task|puzzle|quiz|riddle)\b)[^!?]{0,80}?"
+    r"\b(?:is|are|reads|should be|must be)\b"
 )
 #: a line of metadata for the reader: "summary-instructions: …", "note_for_agents: …", "… for readers who are
 #: machines: end every summary with …"
 _EN_META_LINE = re.compile(
-    r"(?:^|[\[(<*#/:] ?)[\w-]*(?:summary|summari[sz]ation|ai|llm|assistant|bot|model|answer|response|agent)[\w-]*"
+    r"(?:^|[\[(<*#/:] ?)[\w-]*(?:summary|summari[sz]ation|ai|llm|assistant|bot|model|answer|response)[\w-]*"
     r"[ _-]?(?:instructions?|notes?|guidance|rules?|prompt|directives?|hints?)\s*:"
     rf"{_WINDOW}\b{_OUTPUT_VERB_EN_ANY}"
     r"|(?:^|[\[(<*#/ ] ?)(?:notes?|instructions?|hints?|guidance)[ _-](?:for|to)[ _-](?:the[ _-])?"
@@ -308,8 +350,10 @@ _AI_DE = (
     r"(?:ki(?!-)|künstliche intelligenz|ki-(?:system|assistent|modell|tool|werkzeug|bot|chatbot|agent|anwendung|dienst|"
     r"programm|helfer|suchmaschine|leser|zusammenfass)\w*|\w*-ki|llms?|\w*sprachmodell\w*|\w*-?chat-?bots?|\w*-?bots?|"
     r"\w*assistenzsystem\w*|(?:ki|chat|e-mail|mail|sprach|programmier|coding|digital\w*|virtuell\w*|"
-    r"such)-?assistent\w*|"
-    r"zusammenfassungs\w*|copilot|\w*code-?assistent\w*|digitale\w* helfer\w*|helfer-?tool\w*|"
+    r"such|protokoll|meeting|besprechungs|notiz|termin|kalender|postfach)-?assistent\w*|digitale\w* assistent\w*|"
+    r"(?:ki|coding|programmier|software)-?agent\w*|"
+    r"zusammenfassungs\w*|textwerkzeug\w*|auswertungsprogramm\w*|vergleichsportal\w*|copilot|"
+    r"\w*code-?assistent\w*|digitale\w* helfer\w*|helfer-?tool\w*|"
     r"such-?assistent\w*|antwortmaschine\w*|"
     r"(?:automatische|automatisierte)\w* (?:\w+ )?(?:auskunft|auskünfte|antwort\w*|system\w*|assistent\w*|"
     r"zusammenfass\w*|beantwortung|dienst\w*|werkzeug\w*|tool\w*|leser\w*|programm\w*))"
@@ -320,10 +364,12 @@ _READER_OF_THIS_DE = (
     r"|assistent\w*,? (?:die|der|das|welche\w*) [^.!?]{0,60}?\b(?:beantwort\w*|helfen|hilft|unterstütz\w*|"
     r"bearbeit\w*|betreu\w*)"
     r"|(?:system\w*|programm\w*|werkzeug\w*|tool\w*|dienst\w*),? (?:das|die|der|welche\w*) (?:\w+ )?"
-    r"(?:diese[nmrs]?|vorliegende\w*) \w+ (?:indexiert|verarbeitet|liest|durchsucht|ausliest|auswertet|zusammenfasst)"
+    r"(?:diese[nmrs]?|vorliegende\w*) \w+[^,!?]{0,40}? (?:indexiert|indexieren|verarbeitet|verarbeiten|liest|lesen|"
+    r"durchsucht|durchsuchen|ausliest|auslesen|auswertet|auswerten|zusammenfasst|zusammenfassen|öffnet|öffnen)"
     r"|wer als (?:\w+ )?(?:ki\b|ki-\w+|\w*sprachmodell\w*|\w*bot\b|\w*assistent\w*|\w*assistenzsystem\w*)"
-    r"|wer (?:diese[nmrs]?|die vorliegende\w*|das vorliegende\w*|den vorliegende\w*) \w+ (?:\w+ )?"
-    r"(?:zusammenfasst|verarbeitet|auswertet|indexiert|einliest))"
+    r"|wer [^,.!?]{0,60}?\b(?:diese[nmrs]?|die vorliegende\w*|das vorliegende\w*|den vorliegende\w*)\b[^,.!?]{0,40}?"
+    r"(?:zusammenfasst|verarbeitet|auswertet|indexiert|einliest|beantwortet|aufbereitet|erklärt|wiedergibt|übersetzt|"
+    r"kürzt))"
 )
 _ADDRESSEE_DE = rf"(?:{_AI_DE}|{_READER_OF_THIS_DE})"
 #: German verbs split off their prefix ("schließt … ab") or keep it ("abschließen"): the prefix is optional
@@ -334,13 +380,16 @@ _OUTPUT_VERB_DE = (
     r"anfüg\w*|hinzufüg\w*|einfüg\w*|bau\w* [^.!?]{0,80}?ein|einbau\w*|einzubau\w*|verweis\w*|schließ\w*|beend\w*|"
     r"erklär\w*|erzähl\w*|behaupt\w*|beschreib\w*|bezeichn\w*|wiederhol\w*|zitier\w*|auflist\w*|"
     r"list\w* [^.!?]{0,60}?auf|"
-    r"verschweig\w*|weglass\w*|lass\w* [^.!?]{0,60}?weg|ignorier\w*|vergiss|vergess\w*|hinweis\w*|"
+    r"verschweig\w*|weglass\w*|lass\w* [^!?]{0,100}?weg|ignorier\w*|vergiss|vergess\w*|hinweis\w*|"
     r"weis\w* [^.!?]{0,60}?hin|"
     r"rat\w*|rät|fordr?\w* [^.!?]{0,60}?auf|aufforder\w*|informier\w*|bitt\w*|ausgeb\w*|verrat\w*|preisgeb\w*|"
     r"leit\w* [^.!?]{0,60}?weiter|schick\w*|send\w*|überweis\w*|ruf\w* [^.!?]{0,60}?an|anruf\w*|warn\w*|"
     r"bestätig\w*|versicher\w*|darstell\w*|stell\w* [^.!?]{0,60}?dar|führ\w* [^.!?]{0,60}?aus|ausführ\w*|"
     r"installier\w*|lösch\w*|öffne\w*|besuch\w*|klick\w*|häng\w*|bind\w*|schlag\w* [^!?]{0,80}?vor|vorschlag\w*|"
-    r"schick\w*|buch\w*|markier\w*)"
+    r"schick\w*|buch\w*|markier\w*|end(?:en|et|e)\b|versend\w*|streich\w*|genannt|erwähnt|empfohlen|angegeben|"
+    r"mitgeteilt|hingewiesen|dargestellt|bezeichnet|"
+    r"\w*zu(?:teilen|geben|nennen|erwähnen|empfehlen|verweisen|sagen|schreiben|fügen|hängen|leiten|schicken|senden|"
+    r"überweisen|bezeichnen|beschreiben|erklären|informieren|weisen|raten|löschen|stellen|führen))"
 )
 _MODAL_DE = (
     r"(?:soll|sollen|sollte|sollten|solle|muss|müssen|musst|hat [^.!?]{0,80}?zu|haben [^.!?]{0,80}?zu|"
@@ -353,9 +402,12 @@ _DE_SUBJECT = re.compile(
 )
 #: "Ein Assistent, der diese Hinweise liest …, nennt …", "Beantwortet ein Assistent …, baut er … ein"
 _DE_PRESCRIPTIVE = re.compile(
-    rf"\b{_READER_OF_THIS_DE}{_WINDOW}\b(?:nennt|gibt [^.!?]{{0,80}}?an|baut [^.!?]{{0,80}}?ein|empfiehlt|"
-    rf"erwähnt|fügt [^.!?]{{0,80}}?(?:an|hinzu|ein)|teilt [^.!?]{{0,80}}?mit|verweist|schließt|wiederholt|zitiert|"
-    rf"lässt [^.!?]{{0,60}}?weg|verschweigt)\b"
+    rf"\b{_READER_OF_THIS_DE}{_WINDOW}\b(?:nenn\w*|gib\w* [^!?]{{0,80}}?an|geb\w* [^!?]{{0,80}}?an|"
+    rf"bau\w* [^!?]{{0,80}}?ein|"
+    rf"empfiehl\w*|empfehl\w*|erwähn\w*|füg\w* [^!?]{{0,80}}?(?:an|hinzu|ein)|teil\w* [^!?]{{0,80}}?mit|verweis\w*|"
+    rf"schließ\w*|wiederhol\w*|zitier\w*|läss\w* [^!?]{{0,60}}?weg|lass\w* [^!?]{{0,60}}?weg|verschweig\w*|"
+    rf"richte\w* [^!?]{{0,80}}?ein|leite\w* [^!?]{{0,80}}?weiter|send\w*|schick\w*|lösch\w*|versend\w*|"
+    rf"überweis\w*|bind\w* [^!?]{{0,80}}?ein|ergänz\w*)\b"
     rf"|\b(?:beantwortet|liest|verarbeitet|nutzt|verwendet|zusammenfasst|fasst) (?:ein|eine|der|die|das|jede\w*) "
     rf"(?:{_AI_DE}|assistent\w*|modell\w*)\b{_WINDOW}, (?:\w+ ){{0,2}}?(?:er|sie|es)\b{_WINDOW}\b{_OUTPUT_VERB_DE}"
 )
@@ -363,22 +415,37 @@ _DE_IF_YOU_ARE = re.compile(
     rf"\b(?:falls|wenn|da) du (?:ein|eine|der|die|das|als) (?:\w+ )?{_AI_DE}\b{_WINDOW}\b{_OUTPUT_VERB_DE}"
 )
 _DE_IF_PROCESSED = re.compile(
-    r"\b(?:falls|wenn|sobald|wird|werden) [^.!?]{0,60}?\b(?:von|durch) (?:einem|einer|dem|der|ein|eine) "
+    r"\b(?:falls|wenn|sobald|sofern|wird|werden) [^.!?]{0,60}?\b(?:von|durch) (?:einem|einer|dem|der|ein|eine) "
     rf"(?:{_ADDRESSEE_DE}|assistent\w*|modell\w*|system\w*|programm\w*)\b[^.!?]{{0,40}}?\b(?:gelesen|verarbeitet|"
-    rf"zusammengefasst|ausgewertet|bearbeitet|vorgelesen){_WINDOW}\b{_OUTPUT_VERB_DE}"
+    rf"zusammengefasst|ausgewertet|bearbeitet|vorgelesen|geöffnet){_WINDOW}\b{_OUTPUT_VERB_DE}"
     rf"|\b(?:falls|wenn) (?:ein|eine|der|die|das) (?:{_ADDRESSEE_DE}|assistent\w*|modell\w*) [^.!?]{{0,60}}?\b(?:liest|"
     rf"verarbeitet|zusammenfasst|vorliest|auswertet|nutzt){_WINDOW}\b{_OUTPUT_VERB_DE}"
 )
 _DE_HEADER = re.compile(
-    r"(?:^|[\[(【<*#:-] ?)[\w, ]{0,30}?(?:hinweis|anweisung|anweisungen|richtlinie|aufgabe|auftrag|bitte|"
+    r"(?:^|[\[(【<*#:|-] ?)[\w, ]{0,30}?(?:hinweis|anweisung|anweisungen|richtlinie|aufgabe|auftrag|bitte|"
     r"nachricht|notiz|vermerk|regel|regeln|vorgabe|vorgaben|instruktion\w*|systemhinweis|p\.s\.|ps|anmerkung|"
     r"fußnote|randnotiz)(?: \w+){0,2}?"
     rf" (?:an|für) (?:(?:die|den|das|alle|jedes|jeden|jede|sämtliche) )?{_ADDRESSEE_DE}\b[^:.!?—–]{{0,120}}"
     rf"(?::| -|—|–){_WINDOW}\b{_OUTPUT_VERB_DE}"
 )
 _DE_VOCATIVE = re.compile(
-    rf"^(?:[\[(【<*#-] ?)?(?:(?:liebe\w*|hallo|hey|an|für) )?(?:(?:die|den|das) )?{_AI_DE}\b(?:,|!| -|:){_WINDOW}"
+    rf"^(?:[\[(【<*#-] ?)?(?:(?:und|also|so|ps|p\.s\.|du|ihr),? )?(?:(?:liebe\w*|hallo|hey|an|für) )?"
+    rf"(?:(?:die|den|das|dem) )?(?:{_AI_DE}|{_READER_OF_THIS_DE})\b[^:!?]{{0,80}}?(?:,|!| -|:){_WINDOW}"
     rf"\b{_OUTPUT_VERB_DE}"
+)
+#: "… sind gehalten, Bürgern mitzuteilen", "hat Interessenten mitzuteilen"
+_DE_ZU_INFINITIVE = re.compile(
+    rf"(?<!\w)(?:(?:die|der|das|ein|eine|jede|jeder|jedes|alle) )?(?:{_ADDRESSEE_DE})\b{_WINDOW}"
+    r"\b(?:hat|haben|ist|sind|sind gehalten|ist gehalten|ist verpflichtet|sind verpflichtet|wird gebeten|"
+    r"werden gebeten)"
+    r"\b[^!?]{0,80}?\b\w*zu(?:teilen|geben|nennen|erwähnen|empfehlen|verweisen|sagen|schreiben|fügen|hängen|leiten|"
+    r"schicken|senden|überweisen|bezeichnen|beschreiben|erklären|informieren|weisen|raten|löschen|stellen|führen)\b"
+)
+#: "Die korrekte Zusammenfassung dieser Seite lautet: …"
+_DE_PRESCRIBED_ANSWER = re.compile(
+    r"\b(?:die|der|das) (?:einzig )?(?:korrekte|richtige|offizielle|zutreffende) (?:zusammenfassung|antwort|auskunft|"
+    r"beschreibung)\w* (?:\w+ ){0,3}?(?:diese[rsnm]?|zu diese\w*|auf (?:jede |alle )?(?:\w+ )?fragen?)[^!?]{0,60}?"
+    r"\b(?:lautet|ist)\b"
 )
 _DE_HUMAN_OR_AI = re.compile(
     rf"\b(?:mensch|menschen|person|kolleg\w*) oder {_AI_DE}\b{_WINDOW}\b{_OUTPUT_VERB_DE}"
@@ -392,11 +459,23 @@ _DE_WE_ASK = re.compile(
 
 #: "Zusammenfassungen dieser Seite sollen … enthalten"
 _DE_ANSWER_OF_THIS = re.compile(
-    r"\b(?:bei|in) (?:einer|jeder|der) (?:zusammenfassung|antwort|auskunft|wiedergabe|beschreibung)\w* "
+    r"\b(?:bei|in) (?:einer|jeder|der) (?:zusammenfassung|antwort|auskunft|wiedergabe|beschreibung|kurzfassung|"
+    r"darstellung|übersicht|fassung|übersetzung)\w* "
     r"(?:\w+ )?(?:diese[rnms]?|vorliegende\w*) \w+[^!?]{0,20}? (?:ist|sind|muss|müssen|soll|sollen)\b[^!?]{0,60}?"
     rf"\b{_OUTPUT_VERB_DE}"
     r"|\b(?:dass|daß) (?:jede|alle|eine|die) (?:antwort|zusammenfassung|auskunft|auskünfte|beschreibung)\w* "
     rf"(?:zu|über|auf grundlage|aus|zu diesem|zu dieser)[^!?]{{0,60}}?\b{_OUTPUT_VERB_DE}"
+    r"|\b(?:jede|alle) (?:zusammenfassung|antwort|auskunft|wiedergabe|kurzfassung)\w* (?:\w+ ){0,3}?"
+    rf"(?:diese[rsnm]?|vorliegende\w*) \w+ (?:\w+ ){{0,2}}?{_OUTPUT_VERB_DE}"
+    r"|\b(?:(?:wäre es|ist es) (?:\w+ )?(?:schön|gut|hilfreich|nett|wichtig|wünschenswert)|(?:schön|gut|hilfreich|nett|"
+    r"wichtig|wünschenswert) (?:wäre|ist) es(?: \w+)?), wenn (?:jede|alle|eine|die) "
+    r"(?:wiedergabe|zusammenfassung|antwort|auskunft|kurzfassung|beschreibung)\w*"
+    r"|\b(?:für|bei) (?:automatisch|maschinell)\w* (?:erstellte\w* |generierte\w* )?(?:auskünfte|antworten|"
+    r"zusammenfassungen|texte|kurzfassungen)\w* gilt:"
+    r"|\b(?:vorgabe|regel|hinweis)\w* (?:für|zu) (?:alle |jede |die )?(?:abgeleitete\w* texte|kurzfassung\w*|"
+    r"zusammenfassung\w*|wiedergabe\w*|maschinelle\w* zusammenfassung)\w*:"
+    r"|\b(?:jede|alle|eine) (?:zusammenfassung|antwort|auskunft|beschreibung)\w* (?:\w+ ){0,4}?\w+"
+    rf"{_WINDOW}\b(?:muss|müssen|soll|sollen|hat|haben)\b{_WINDOW}\b{_OUTPUT_VERB_DE}[^!?]*(?:{_PAYLOAD})"
     r"|\b(?:zusammenfassung\w*|antwort\w*|auskünfte|auskunft|beschreibung\w*)\b[^.!?]{0,40}?"
     r"\b(?:diese[rsnm]?|vorliegende\w*) \w+"
     rf"{_WINDOW}\b{_MODAL_DE}\b{_WINDOW}\b(?:{_OUTPUT_VERB_DE}|enthalt\w*|enthält)"
@@ -429,32 +508,39 @@ _DE_META_LINE = re.compile(
 # --------------------------------------------------------------------------- Japanese
 
 _AI_JA = (
-    r"(?:生成ai|copilot|補助ツール|検索エンジン|[ァ-ヴー]{0,6}エージェント|ai[ァ-ヴー]{0,10}|[ァ-ヴー]{0,10}アシスタント|言語モデル|大規模言語モデル|llm|"
+    r"(?:生成ai|copilot|補助ツール|検索エンジン|あなた\s*\(\s*(?:ai|llm|アシスタント)\s*\)|[ァ-ヴー]{0,6}エージェント|ai[ァ-ヴー]{0,10}|"
+    r"[ァ-ヴー]{0,10}アシスタント|言語モデル|大規模言語モデル|llm|"
     r"チャットボット|[ァ-ヴー]{0,8}ボット|"
     r"(?:自動|要約|ai|生成|処理)[ァ-ヴー一-龥]{0,6}(?:ツール|システム|プログラム|エンジン)|"
     r"(?:要約|処理|回答|返信)を(?:行う|する)(?:システム|ツール|プログラム|ai)|"
-    r"(?:この|本)(?:ページ|メール|文書|記事|資料|readme|チケット|シート|スレッド|ファイル|メモ)を(?:処理|要約|読み込|参照|解析)"
-    r"(?:する|した|む|んだ)(?:ツール|システム|プログラム|ai|アシスタント|モデル|エージェント)|"
+    r"(?:この|本)[^。！？、]{1,12}?を(?:読んで|読み込んで|要約して|処理して|開いた|開く)?[^。！？、]{0,12}?(?:する|した|む|んだ|開いた|可能な)"
+    r"[^。！？、]{0,8}?(?:ツール|システム|プログラム|ai|アシスタント|モデル|エージェント|仕組み)|"
     r"議事録作成ボット|チャットアシスタント|メールアシスタント|人工知能|自動応答[ァ-ヴー]{0,6}|自動回答[ァ-ヴー]{0,6}|"
     r"自動で(?:回答|返信|応答)(?:する|している)?(?:場合|際|とき|時)?)"
 )
 _OUTPUT_VERB_JA = (
     r"(?:伝え|お伝え|案内|ご案内|紹介|記載|含め|答え|回答|書き|書い|書く|勧め|すすめ|説明|締めくく|入れ|触れ|言及|推奨|表示|"
     r"付け加え|添え|述べ|教え|知らせ|お知らせ|送|転送|示し|挙げ|列挙|返信|返答|呼ん|呼び|省|伏せ|強調|主張|宣伝|誘導|促|"
-    r"実行|インストール|削除|開い|開く|加え|付け|依頼|貼|載せ|追加|追記|記入|掲載|明記|挿入|返金|発行|振り込)"
+    r"実行|インストール|削除|開い|開く|加え|付け|依頼|貼|載せ|書か|追加|追記|記入|掲載|明記|挿入|返金|発行|振り込)"
 )
 #: an instruction's ending: a request, an order or an obligation (right after the verb)
 _DIRECTIVE_JA = (
     r"(?:てください|でください|てくださ|下さい|ください|ていただ|てほしい|てもらいたい|こと(?:[。】)」]|$)|すること|"
     r"なさい|せよ|しろ|よう(?:に)?(?:伝え|お願い|依頼|求め)|なければならない|なければなりません|ねばならない|べき|"
-    r"るように|ないように|ないこと|ものとする|て(?:構いません|かまいません|もよい|もいい|も大丈夫|も結構です))"
+    r"るように|ないように|ないこと|ものとする|て(?:構いません|かまいません|もよい|もいい|も大丈夫|も結構です)|"
+    r"されたい|されたし|願いたい|いただきたい|頂きたい|といて|ておいて|なくていい|ないでね|ないで(?:[。!]|$)|"
+    r"(?:のが|ことが)正し|こととされ|こととする|ことになって(?:い|お)|ものとします|と定められ|が定められ|で統一され|"
+    r"とする(?:[。]|$))"
 )
 _JA_ORDER = (
-    rf"(?:{_OUTPUT_VERB_JA}[^。！？、]{{0,4}}?{_DIRECTIVE_JA}|{_OUTPUT_VERB_JA}(?:し|して|て|で)、[^。！？]{{0,40}}?{_DIRECTIVE_JA}|"
-    r"(?:にして|して)(?:いただけると|もらえると)(?:助かります|幸いです|ありがたいです|うれしいです)|(?:文面|文章|内容|回答|返信|答え)に(?:してください|すること))"
+    rf"(?:{_OUTPUT_VERB_JA}[^。！？、]{{0,4}}?{_DIRECTIVE_JA}"
+    rf"|{_OUTPUT_VERB_JA}(?:し|して|て|で)、[^。！？]{{0,40}}?{_DIRECTIVE_JA}"
+    r"|(?:て|で)(?:いただけると|もらえると)[^。！？]{0,20}?(?:助かります|幸いです|ありがたい|ためになる)"
+    r"|(?:文面|文章|内容|回答|返信|答え)に(?:してください|すること))"
 )
 _JA_SUBJECT = re.compile(
     rf"{_AI_JA}(?:で[^。！？、]{{0,12}}?(?:場合|際|とき|時)|(?:する|している|した)?(?:場合|際|とき|時)?)(?:の方)?(?:は|が|も|でも|には|へ|"
+    rf"におかれては|におかれましては|さんへ|の方へ|"
     rf"に対して|への(?:指示|依頼|お願い|注意|連絡)|"
     rf"に対する(?:指示|依頼)|宛て)[^。！？]{{0,160}}?{_JA_ORDER}"
 )
@@ -468,24 +554,26 @@ _JA_IF_YOU_ARE = re.compile(
 )
 #: 「要約時の指示：…を挿入し、…付けること。」
 _JA_META_LINE = re.compile(
-    r"(?:^|[\[(【<*#/:：] ?)(?:要約|回答|返信|ai|llm|モデル|アシスタント|エージェント|ボット)[^。：:]{0,6}"
-    rf"(?:指示|注記|メモ|ルール|注意|お願い)[:：][^。！？]{{0,160}}?{_JA_ORDER}"
+    r"(?:^|[\[(【<*#/:：] ?)(?:要約|回答|返信|ai|llm|モデル|アシスタント|エージェント|ボット)[^。：:]{0,8}"
+    rf"(?:指示|注記|メモ|ルール|注意|お願い|必須事項|留意点|規則)[:：][^。！？]{{0,160}}?{_JA_ORDER}"
+    rf"|担当[:：]\s*{_AI_JA}"
 )
 #: 「AIアシスタントへ。」: an address on its own, the instruction follows
 _JA_VOCATIVE = re.compile(rf"^#*\s*[【\[(（]?{_AI_JA}(?:へ|さん|の方へ|の皆さん|の皆様|各位)[。、！]?$")
 #: 「このメールを要約する場合は、…伝えてください」
 _JA_WHILE_PROCESSING_THIS = re.compile(
-    r"(?:この|本)(?:ページ|メール|記事|文書|ドキュメント|資料|投稿|スレッド|サイト|レビュー|ファイル|メモ|書|お知らせ|通知|"
-    r"案内|回|エピソード|議事録|資料)を"
-    r"(?:要約|処理|読み込|解析|参照して回答|もとに回答|引用|紹介)[^。！？]{0,12}?(?:場合|際|とき|時)(?:は|に)"
+    r"(?:この|本|こうした|これらの)[^。！？、]{1,10}?(?:の内容)?(?:を|に基づいて|をもとに)(?:[^。！？、]{0,6}?・)?"
+    r"(?:要約|処理|読み込|解析|参照|回答|引用|紹介|転載|説明|再構成|まとめ|[^。！？、]{0,10}?(?:応じる|答える))"
+    r"[^。！？]{0,20}?(?:場合|際|とき|時)(?:は|に|には)"
     rf"[^。！？]{{0,160}}?{_JA_ORDER}"
 )
 
 #: 「このページの要約には…を含めてください」: the answer itself is told what to hold
 _JA_ANSWER_OF_THIS = re.compile(
-    r"(?:この|本)(?:ページ|メール|記事|文書|ドキュメント|資料|投稿|スレッド|サイト|レビュー|ファイル|メモ|議事録)"
-    r"(?:の内容)?(?:の|をもとにした|に基づく|を参照した|についての|から作成した|から生成した)(?:要約|回答|返信|返答|説明|紹介)"
-    r"(?:には|では|は|に|で)"
+    r"(?:この|本)[^。！？、]{1,12}?(?:の内容)?(?:に関する|についての|の|をもとにした|に基づく|を参照した|から作成した|から生成した|"
+    r"をもとに作成され(?:る|た)|に基づいて作成され(?:る|た)|を[^。！？、]{0,10}?(?:した|する))"
+    r"(?:[^。！？、]{0,6}?(?:や|・))?(?:まとめ|要約|回答|返信|返答|説明|紹介|文章|記事)"
+    r"(?:には|では|は|に|で|においては)"
     rf"[^。！？]{{0,160}}?{_JA_ORDER}"
 )
 
@@ -493,7 +581,8 @@ _JA_ANSWER_OF_THIS = re.compile(
 
 _AI_ZH = (
     r"(?:生成式ai|ai(?:助手|系统|模型|工具|程序|客服)?|人工智能|(?:ai|智能|聊天|邮件|客服|编程|代码|写作|会议|虚拟|语音|数字|办公)?助手|"
-    r"(?:处理|读取|总结|阅读|解析|参考|收录|检索|索引)(?:或\w{2})?(?:本|这|此)[^。！？]{0,6}?的(?:任何|所有)?(?:工具|程序|系统|模型)|"
+    r"(?:处理|读取|总结|阅读|解析|参考|收录|检索|索引|打开)(?:或\w{2})?(?:本|这|此)[^。！？]{0,20}?的(?:任何|所有)?"
+    r"[^。！？，,的]{0,6}?(?:工具|程序|系统|模型|代理)|"
     r"copilot|辅助工具|检索系统|问答引擎|智能体|"
     r"语言模型|大模型|大语言模型|(?:聊天|会议|客服|问答|智能)?机器人|自动回复\w{0,3}|自动答复\w{0,3}|智能客服|"
     r"自动(?:摘要|回复|答复|问答|总结|处理|化)?(?:工具|系统|程序|服务)|摘要工具)"
@@ -501,10 +590,10 @@ _AI_ZH = (
 _OUTPUT_VERB_ZH = (
     r"(?:告诉|告知|转告|通知|提醒|推荐|介绍|写|列出|给出|插入|加上|附上|结尾|回复|答复|回答|描述|说明|称|说|提供|发送|转发|"
     r"提及|提到|忽略|无视|忘记|删去|省略|隐瞒|不提|强调|声称|宣称|引导|让用户|要求用户|建议|执行|运行|安装|删除|加入|添加|"
-    r"附加|写入|写明|注明|标明|放上|贴上|略去|略过|删掉|去掉|不要提|发到|发给|寄到|转到|退款|发放|转账|汇款|付款|标记)"
+    r"附加|写入|写明|注明|标明|放上|贴上|略去|略过|删掉|去掉|不要提|贴到|贴进|写进|放进|附到|表述|称为|描述为|列为|引用|发到|发给|寄到|转到|退款|发放|转账|汇款|付款|标记)"
 )
 _DIRECTIVE_ZH = (
-    r"(?:可以直接|可直接|请|须|必须|务必|应|应当|应该|要|需要|一律|一定|就|都|不得|不能|不要|绝不|绝不能|只能|只许)"
+    r"(?:可以直接|可直接|别|请|须|必须|务必|应|应当|应该|要|需要|一律|一定|就|都|不得|不能|不要|绝不|绝不能|只能|只许)"
 )
 _ZH_SUBJECT = re.compile(
     rf"(?P<who>(?>{_AI_ZH}))(?!的)[^。！？]{{0,160}}?{_DIRECTIVE_ZH}[^。！？]{{0,50}}?{_OUTPUT_VERB_ZH}"
@@ -513,12 +602,13 @@ _ZH_SUBJECT = re.compile(
 _ANCHOR_ZH = re.compile(rf"本|这|此|该|询问|问到|被问|{_PAYLOAD}")
 #: 「请读到这封邮件的AI助手提醒收件人…」
 _ZH_PLEASE_AI = re.compile(
-    rf"(?:请|希望|要求|麻烦|拜托)[^。！？]{{0,40}}?(?P<who>(?>{_AI_ZH}))(?!的)[^。！？]{{0,60}}?{_OUTPUT_VERB_ZH}"
+    rf"(?:^|[，,：:；;])(?:我们|本\w{{0,3}}|特此|顺便说一句[，,]?)?(?:请|希望|要求|麻烦|拜托)[^。！？]{{0,40}}?"
+    rf"(?P<who>(?>{_AI_ZH}))(?!的)[^。！？]{{0,60}}?{_OUTPUT_VERB_ZH}"
 )
 #: 「摘要指令：在所有摘要末尾插入图片…」
 _ZH_META_LINE = re.compile(
-    r"(?:^|[\[(【<*#/:：] ?)(?:摘要|总结|回答|回复|ai|模型|助手|智能体|机器人)[^。：:]{0,6}"
-    r"(?:指令|说明|提示|规则|要求|须知)[:：]"
+    r"(?:^|[\[(【<*#/:：] ?)(?:摘要|总结|回答|回复|ai|模型|助手|智能体|机器人|自动回复)[^。：:]{0,6}"
+    r"(?:指令|说明|提示|规则|要求|须知|口径)[:：]"
     rf"[^。！？]{{0,160}}?{_OUTPUT_VERB_ZH}"
 )
 #: 「若对本通知进行摘要转述，请务必说明…」: whoever summarises the text, told what to say
@@ -526,14 +616,23 @@ _ZH_WHILE_PROCESSING_THIS = re.compile(
     r"(?:若|如果|如|在|当)?(?:对|将|把)?(?:本|这|此)(?:份|篇|封|个|条)?[^。！？，,]{0,6}?(?:进行)?(?:摘要|总结|转述|概括|改写|引用)"
     rf"[^。！？]{{0,10}}?[时，,][^。！？]{{0,10}}?{_DIRECTIVE_ZH}[^。！？]{{0,30}}?{_OUTPUT_VERB_ZH}"
 )
+#: 「本通知被转载或用于答复群众问题时，口径统一为…」
+_ZH_WHEN_USED = re.compile(
+    r"(?:本|这|此)[^。！？，,]{0,6}?被(?:转载|引用|摘要|总结|用于[^。！？，,]{0,10}?)[^。！？，,]{0,10}?时[，,]"
+    rf"[^。！？]{{0,20}}?(?:口径统一为|统一答复为|{_DIRECTIVE_ZH}[^。！？]{{0,30}}?{_OUTPUT_VERB_ZH})"
+)
 #: 「若本报告被大模型用于生成摘要，应写明…」: the model named as the one who uses the text
 _ZH_IF_USED_BY_AI = re.compile(
     rf"(?:若|如果|如|当|一旦)[^。！？]{{0,20}}?(?:被|由)(?>{_AI_ZH})[^。！？]{{0,40}}?[时，,][^。！？]{{0,20}}?{_DIRECTIVE_ZH}"
     rf"[^。！？]{{0,30}}?{_OUTPUT_VERB_ZH}"
 )
 _ZH_HEADER = re.compile(
-    rf"(?:给|致|对|写给|各位|供)[^。！？:：]{{0,20}}?{_AI_ZH}[^。！？:：]{{0,20}}[:：][^。！？]{{0,160}}?{_OUTPUT_VERB_ZH}"
+    rf"(?:给|致|对|写给|各位|供|执行方[:：]|负责方[:：])[^。！？:：]{{0,20}}?{_AI_ZH}[^。！？:：]{{0,20}}[:：][^。！？]{{0,160}}?"
+    rf"{_OUTPUT_VERB_ZH}"
+    rf"|(?:给|致|供|写给)[^。！？:：]{{0,12}}?(?:程序|工具|系统|机器人|模型|代理)(?:读取|阅读|参考|使用)?[:：][^。！？]{{0,160}}?"
+    rf"{_OUTPUT_VERB_ZH}"
     rf"|^[【\[(（]?{_AI_ZH}(?:请注意|注意|们)?[:：，,][^。！？]{{0,160}}?{_DIRECTIVE_ZH}[^。！？]{{0,30}}?{_OUTPUT_VERB_ZH}"
+    rf"|{_AI_ZH}(?:们)?(?:听着|听好了?|请注意|注意了?)[:：,，][^。！？]{{0,160}}?{_DIRECTIVE_ZH}[^。！？]{{0,30}}?{_OUTPUT_VERB_ZH}"
 )
 
 #: 「对本页内容的总结必须附上…」: the answer itself is told what to hold
@@ -541,6 +640,9 @@ _ZH_ANSWER_OF_THIS = re.compile(
     r"(?:对|关于|基于|根据|参考)?(?:本|这|此)(?:份|篇|封|个|条)?[^。！？，,]{0,8}?(?:的|时的|而作的|生成的)?"
     r"(?:任何)?(?:总结|摘要|回答|回复|答复|介绍)"
     rf"[^。！？]{{0,60}}?{_DIRECTIVE_ZH}[^。！？]{{0,30}}?(?:{_OUTPUT_VERB_ZH}|以)"
+    r"|任何关于[^。！？]{0,20}?的(?:总结|摘要|回答|回复|介绍)"
+    rf"[^。！？]{{0,20}}?{_DIRECTIVE_ZH}[^。！？]{{0,30}}?{_OUTPUT_VERB_ZH}"
+    r"|(?:本|这|此)[^。！？，,]{0,10}?的?(?:正确|官方|准确|唯一正确)的?(?:摘要|总结|回答|答案)(?:是|为|应为|如下)"
 )
 
 # --------------------------------------------------------------------------- the check
@@ -578,6 +680,10 @@ _FORMS: tuple[tuple[str, re.Pattern[str], str | None, re.Pattern[str] | None], .
     ("while_processing_this", _EN_WHILE_PROCESSING_THIS, None, None),
     ("meant_for_the_ai", _EN_FOR_THE_AI, None, None),
     ("answer_told_what_to_hold", _EN_ANSWER_OF_THIS, None, None),
+    ("answer_prescribed", _EN_PRESCRIBED_ANSWER, None, None),
+    ("answer_told_what_to_hold", _EN_DERIVED_TEXT, None, None),
+    ("answer_prescribed_de", _DE_PRESCRIBED_ANSWER, None, None),
+    ("ai_told_what_to_answer_de", _DE_ZU_INFINITIVE, _NOT_SUBJECT_DE, _ANCHOR_DE),
     ("note_to_the_ai", _EN_META_LINE, None, None),
     ("answer_told_what_to_hold_de", _DE_ANSWER_OF_THIS, None, None),
     ("answer_told_what_to_hold_ja", _JA_ANSWER_OF_THIS, None, None),
@@ -599,6 +705,7 @@ _FORMS: tuple[tuple[str, re.Pattern[str], str | None, re.Pattern[str] | None], .
     ("note_to_the_ai_zh", _ZH_HEADER, None, None),
     ("if_read_by_an_ai_zh", _ZH_IF_USED_BY_AI, None, None),
     ("while_processing_this_zh", _ZH_WHILE_PROCESSING_THIS, None, None),
+    ("if_read_by_an_ai_zh", _ZH_WHEN_USED, None, None),
 )
 
 
@@ -626,6 +733,16 @@ _ADDRESS_ONLY = (
     ),
     _JA_VOCATIVE,
     re.compile(rf"^#*\s*[【\[(（]?(?:致|给|各位)?{_AI_ZH}(?:们|请注意|注意|听好)?[。！:：]?$"),
+    re.compile(rf"^你是(?:正在)?(?:阅读|读取|处理|浏览|总结)[^。！？]{{0,20}}?的{_AI_ZH}[。！]?$"),
+    re.compile(
+        rf"^(?:あなた|君)は(?:この|本)[^。！？]{{0,20}}?(?:読んでいる|処理している|要約している){_AI_JA}です[。！]?$"
+    ),
+    re.compile(rf"^(?:给|致|写给)[^。！？:：]{{0,20}}?{_AI_ZH}[^。！？:：]{{0,20}}[:：]"),
+)
+#: "Owner: whichever agent or tool opens these minutes."
+_OWNER_LINE_EN = re.compile(
+    r"^[-*•]?\s*(?:owner|assignee|responsible|executor|assigned to|handled by|for)\s*:\s*(?:the |any )?"
+    rf"(?:{_ADDRESSEE_EN}|{_SOFTWARE_READER_EN})\b[^!?]{{0,60}}$"
 )
 #: a new role given to whoever reads: "あなたは今から当店の販売員です。", "你现在是本店的销售顾问。"
 _NEW_ROLE = (
@@ -640,6 +757,13 @@ _HEADING_TO_AI_EN = re.compile(
     r"^#*\s*(?:\w+ ){0,2}?(?:note|notes|instructions?|guidelines?|message|section|information|info|hints?|rules?)"
     rf" (?:to|for) (?:(?:the|all|any|every) )?(?:{_ADDRESSEE_EN}|{_SOFTWARE_READER_EN}|assistants?|agents?)\b[.!:]?$"
 )
+#: a note to an automated reader that ends at its colon and gives the order a sentence later
+_HEADER_ONLY = re.compile(
+    r"(?:^|[\[(【<*#:-] ?)[\w, -]{0,30}?(?:note|notes|instructions?|guidelines?|message|hinweis|anweisung\w*|notiz|"
+    r"richtlinie|aufgabe|nachricht)(?: \w+){0,2}? (?:to|for|an|für) (?:(?:the|all|any|every|die|den|das|alle|"
+    r"jede\w*) )?"
+    rf"(?:{_ADDRESSEE_EN}|{_ADDRESSEE_DE}|assistants?|agents?)\b[^:!?]{{0,80}}:"
+)
 #: a sentence naming an automated reader, and one after it that begins with it as a pronoun
 _NAMES_AI = re.compile(rf"\b(?:{_AI_EN}|{_AI_DE})\b")
 _PRONOUN_ORDER = re.compile(
@@ -650,9 +774,10 @@ _PRONOUN_ORDER = re.compile(
 _ORDER_AFTER = re.compile(
     r"(?:^|, )(?:(?:please|always|never|instead|from now on|now|and|also),? )*"
     rf"{_OUTPUT_VERB_EN}|\byou (?:must|should|will|are to) (?:\w+ )?{_OUTPUT_VERB_EN}"
-    rf"|^(?:(?:bitte|immer|stets|nie|ab sofort|von nun an|ihr|du),? )*{_OUTPUT_VERB_DE}"
+    rf"|^(?:task|action|todo|to-do|aufgabe|auftrag)\s*:\s*(?:\w+ )?{_OUTPUT_VERB_EN}"
+    rf"|(?:^|, )(?:(?:bitte|immer|stets|nie|ab sofort|von nun an|ihr|du),? )*{_OUTPUT_VERB_DE}"
     rf"|{_JA_ORDER}"
-    rf"|^(?:请|务必|一律|从现在起|今后|以后)?[^。！？]{{0,10}}?{_OUTPUT_VERB_ZH}|{_DIRECTIVE_ZH}[^。！？]{{0,30}}?{_OUTPUT_VERB_ZH}"
+    rf"|^(?:请|务必|一律|从现在起|今后|以后)?[^。！？]{{0,10}}?{_OUTPUT_VERB_ZH}|{_DIRECTIVE_ZH}[^。！？]{{0,50}}?{_OUTPUT_VERB_ZH}"
 )
 #: someone other than the writer, told something by the reader: the new role's victims
 _THIRD_PARTY = re.compile(
@@ -669,7 +794,8 @@ def _addressed_across(sentences: list[str], i: int) -> str | None:
         if _ANCHORED_EN.search(pair) or _ANCHOR_DE.search(pair):
             return pair
     role = any(p.match(sentence) for p in _NEW_ROLE)
-    if not role and not _HEADING_TO_AI_EN.match(sentence) and not any(p.match(sentence) for p in _ADDRESS_ONLY):
+    addressed = _HEADING_TO_AI_EN.match(sentence) or _HEADER_ONLY.search(sentence) or _OWNER_LINE_EN.match(sentence)
+    if not role and not addressed and not any(p.match(sentence) for p in _ADDRESS_ONLY):
         return None
     for following in sentences[i + 1 : i + 3]:
         if _ORDER_AFTER.search(following) and (not role or _THIRD_PARTY.search(following)):
@@ -686,7 +812,9 @@ _LATIN = re.compile(
     r"\w*modell\w*|\w*summar\w*|\w*zusammenfass\w*|answer\w*|\w*antwort\w*|repl(?:y|ies)|respons\w*|outputs?|"
     r"auskunft|auskünfte|descriptions?|beschreibung\w*|overviews?|\w*tools?|\w*werkzeug\w*|\w*systems?|\w*system\w*|"
     r"programs?|\w*programm\w*|software|services?|\w*helpers?|\w*helfer\w*|engines?|machines?|readers?|crawlers?|"
-    r"whoever|wer|ki|ki-\w+|\w*-ki|automat\w*|\w*sprachmodell\w*|language|summary|you|du)\b"
+    r"whoever|whichever|wer|ki|ki-\w+|\w*-ki|automat\w*|\w*sprachmodell\w*|language|summary|you|du|condens\w*|"
+    r"shorten\w*|relay\w*|derived|digest\w*|versions?|reproduc\w*|render\w*|comparisons?|\w*wiedergabe\w*|"
+    r"\w*fassung\w*|abgeleitete\w*)\b"
 )
 #: forms by the script their language is written in: a sentence meets only the forms it could match
 _FORMS_BY_SCRIPT = {
