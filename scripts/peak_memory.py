@@ -42,9 +42,13 @@ def tree_processes(root: psutil.Process) -> list[tuple[int, psutil.Process, str]
 
 
 def proportional(process: psutil.Process, rss: int) -> int:
-    """The process's proportional set size in bytes (its resident set where PSS cannot be read)."""
+    """The process's proportional set size in bytes: its resident set where PSS cannot be read, nothing
+    where it ended since it was listed (a child exiting between the listing and this read holds no
+    pages any more; counting its listed resident set would count its parent's shared pages twice)."""
     try:
         return int(getattr(process.memory_full_info(), "pss", rss))
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return 0
     except psutil.Error:
         return rss
 

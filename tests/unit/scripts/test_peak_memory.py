@@ -47,3 +47,19 @@ def test_a_forked_child_sharing_its_parents_pages_counts_once(tmp_path: Path) ->
     # the resident sets summed see the 400 MB twice; the tree's memory once
     assert figures["peak_tree_rss_sum_gb"] > 0.7
     assert 0.35 < figures["peak_tree_pss_gb"] < 0.55
+
+
+def test_a_process_that_ended_since_it_was_listed_holds_no_memory() -> None:
+    import importlib.util
+
+    import psutil
+
+    spec = importlib.util.spec_from_file_location("peak_memory", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    peak_memory = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peak_memory)
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    listed = psutil.Process(child.pid)
+    child.wait()
+    # listed with 1 GB resident, gone when its PSS is read: it counts nothing, not its listed size
+    assert peak_memory.proportional(listed, 2**30) == 0
