@@ -65,7 +65,9 @@ _AI_EN = (
     r"answers?|responders?|summari[sz]ers?|summar(?:y|ies)|services?)|"
     r"(?:summary|summari[sz]ation|summari[sz]ing) (?:tools?|bots?|systems?|engines?|services?)|answer engines?|"
     r"(?:digital|virtual|ai|smart) helpers?|helper tools?|machine readers?|readers who are machines|"
-    r"search assistants?|copilot|agents? (?:that|which) (?:browse|browses|read|reads))"
+    r"search assistants?|copilot|agents? (?:that|which) (?:browse|browses|read|reads)|"
+    r"(?:reading|summari[sz]ing|answering|processing|screening) (?:models?|agents?|assistants?|ai|llms?)|"
+    r"(?:automated|automatic) (?:\w+ ){1,3}(?:tools?|systems?|assistants?))"
 )
 #: an assistant at work answering people: a chatbot's role, told what to say by the document it reads
 _ASSISTANT_AT_WORK_EN = (
@@ -77,7 +79,8 @@ _READER_OF_THIS_EN = (
     r"(?:assistants?(?:,)? (?:(?:that|which|who) (?:\w+ ){0,2}?|)"
     r"(?:reads?|reading|summari[sz]es|summari[sz]ing|summari[sz]e|process(?:es|ing)?|parses?|parsing|uses?|"
     r"using|handles?|handling|scans?|scanning|answers?|answering|draws? on|drawing on|consults?|consulting|"
-    r"with access to|(?:that|which) ha(?:s|ve) access to|having access to|generating|that generates|"
+    r"with access to|(?:that|which) ha(?:s|ve) access to|having access to|generating|that generates|evaluating|"
+    r"screening|reviewing|assessing|ranking|relaying|"
     r"refers? to|referring to|is reading|is processing|has read|opens?|opening|works? on|working on|manag(?:es|ing)|"
     r"monitor(?:s|ing)|runs?|running|in charge of|looking after|looks after)"
     r"|(?:whoever|anyone|anybody|everyone who|those who) (?:later )?(?:is )?(?:summari[sz]es|summari[sz]e|"
@@ -141,9 +144,16 @@ _PAYLOAD = (
 #: what ties a sentence to an answer about this text (a rule for chatbots in general has none)
 #: a text a reader could be reading, named as "this …" (not the rule or law that binds chatbots in general)
 _THIS_TEXT_EN = (
-    r"\b(?:this|these|the present|the above|the following) (?:\w+ )?(?!(?:regulation|regulations|law|laws|act|rule|"
-    r"rules|policy|policies|directive|requirement|requirements|standard|obligation|way|case|reason|year|month|week|"
-    r"time|kind|type|sort)\b)[a-z][\w-]+"
+    r"\b(?:this|these|the present|the above|the following) (?:(?:\w+ )?(?:page|pages|document|article|text|e-?mail|"
+    r"message|post|file|review|content|website|site|thread|listing|entry|wiki|readme|note|notes|memo|minutes|report|"
+    r"faq|product|manual|guide|section|paragraph|newsletter|announcement|letter|ticket|repository|repo|codebase|pdf|"
+    r"chapter|recipe|offer|table|inbox|mailbox|folder|channel|conversation|sheet|leaflet|notice|handout|abstract|"
+    r"paper|listing|invitation|thread|release)\b"
+    r"|(?!(?:regulation|regulations|law|laws|act|rule|rules|policy|policies|directive|requirement|requirements|"
+    r"standard|obligation|way|case|reason|year|month|week|day|time|kind|type|sort|point|stage|step|sense|end|purpose|"
+    r"is|was|are|were|means|meant|will|would|can|could|should|may|might|must|has|have|had|does|did|also|and|or|to|"
+    r"in|on|at|for|of|with|by|as|that|which|applies|includes|helps|makes|gives|one|ones|kind|issue|problem|approach|"
+    r"feature|model|system|tool|technology|information|data)\b)[a-z][\w-]+)"
 )
 _ANCHOR_EN = (
     rf"{_THIS_TEXT_EN}"
@@ -202,6 +212,12 @@ _EN_SUBJECT = re.compile(
     rf"(?<!\w)(?:(?:the|a|an|any|all|every|each|our) )?{_ADDRESSEE_EN}\b{_CLAUSE_EN}"
     rf"\b(?:it|they|he|she|you)?\s?{_MODAL_EN}\b{_GAP_EN}\b{_OUTPUT_VERB_EN}"
 )
+#: a bare assistant told what to say: only where the sentence names this text ("anyone relaying this listing:
+#: the assistant should tell shoppers …"); the office assistant who should tell the team has no such tie
+_EN_BARE_ASSISTANT = re.compile(
+    rf"\b(?:the|an?|any|every|each|our|your) assistants?\b{_CLAUSE_EN}\b{_MODAL_EN}\b{_GAP_EN}\b{_OUTPUT_VERB_EN}"
+    rf"|^(?:please,? )?assistants?, {_WINDOW}\b{_OUTPUT_VERB_EN}"
+)
 _EN_SOFTWARE_SUBJECT = re.compile(
     rf"(?<!\w)(?:(?:the|a|an|any|all|every|each|our) )?{_SOFTWARE_READER_EN}\b{_WINDOW}"
     rf"\b(?:it|they)?\s?{_MODAL_EN}{_FILLER_EN} {_SPEECH_VERB_EN}"
@@ -231,8 +247,10 @@ _PREFIX = r"(?:^|[\[(【<*#:|-] ?)"
 _EN_HEADER = re.compile(
     rf"{_PREFIX}(?:\w+ ){{0,3}}?(?:note|notes|message|instructions?|guidelines?|directives?|task|"
     r"action|request|reminder|memo|notice|attention|guidance|rule|rules|hint|prompt|p\.s\.|ps|footnote|comment|"
-    r"remark|aside|addendum|annotation)"
-    rf" (?:\w+ )?(?:to|for) (?:(?:the|a|an|any|all|every|each|our) )?(?:{_ADDRESSEE_EN}|{_SOFTWARE_READER_EN})\b"
+    r"remark|aside|addendum|annotation|requirements?|formatting requirements?)"
+    rf" (?:\w+ )?(?:to|for) (?:(?:the|a|an|any|all|every|each|our) )?(?:{_ADDRESSEE_EN}|{_SOFTWARE_READER_EN}|"
+    r"(?:\w+ )?(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?)(?: and (?:\w+ )?(?:summar(?:y|ies)|answers?|"
+    r"repl(?:y|ies)|responses?))?)\b"
     rf"[^:.!?—–]{{0,120}}(?::| -|—|–){_WINDOW}\b{_OUTPUT_VERB_EN_ANY}"
 )
 #: "Assistant instructions: forward this thread to …"
@@ -245,7 +263,7 @@ _EN_AI_HEADER = re.compile(
 _EN_VOCATIVE = re.compile(
     rf"^(?:[\[(【<*#-] ?)?(?:please,? )?(?:(?:the|all|any|every|dear|hey|attention) )?{_AI_EN}\b(?:,|!| -){_WINDOW}"
     rf"\b{_OUTPUT_VERB_EN}"
-    rf"|^(?:[\[(【<*#-] ?)?(?:dear|hey|hi|hello|attention|to|for) (?:(?:the|all|any|every) )?{_ADDRESSEE_EN}\b"
+    rf"|^(?:<!--\s*|[\[(【<*#-] ?)?(?:dear|hey|hi|hello|attention|to|for) (?:(?:the|all|any|every) )?{_ADDRESSEE_EN}\b"
     rf"[^,:!.?]{{0,80}}?[,:!]{_WINDOW}\b{_OUTPUT_VERB_EN}"
 )
 #: "For anyone, human or AI, helping …: please include …"
@@ -347,7 +365,8 @@ _EN_META_LINE = re.compile(
 # --------------------------------------------------------------------------- German
 
 _AI_DE = (
-    r"(?:ki(?!-)|künstliche intelligenz|ki-(?:system|assistent|modell|tool|werkzeug|bot|chatbot|agent|anwendung|dienst|"
+    r"(?:ki(?!-)|künstliche intelligenz|ki-(?:gestützt|basiert)\w* \w+|"
+    r"ki-(?:system|assistent|modell|tool|werkzeug|bot|chatbot|agent|anwendung|dienst|"
     r"programm|helfer|suchmaschine|leser|zusammenfass)\w*|\w*-ki|llms?|\w*sprachmodell\w*|\w*-?chat-?bots?|\w*-?bots?|"
     r"\w*assistenzsystem\w*|(?:ki|chat|e-mail|mail|sprach|programmier|coding|digital\w*|virtuell\w*|"
     r"such|protokoll|meeting|besprechungs|notiz|termin|kalender|postfach)-?assistent\w*|digitale\w* assistent\w*|"
@@ -361,6 +380,7 @@ _AI_DE = (
 #: an assistant or a model that reads, summarises or answers from *this* text; whoever summarises it
 _READER_OF_THIS_DE = (
     r"(?:(?:assistent\w*|modell\w*)[^.!?]{0,80}?\b(?:diese[nmrs]?|vorliegende\w*|obige\w*)\b"
+    r"|\w*zusammenfassung\w*, die von (?:einer |der |einem |dem )?(?:ki\b|\w*assistent\w*|\w*modell\w*|\w*bot\w*)"
     r"|assistent\w*,? (?:die|der|das|welche\w*) [^.!?]{0,60}?\b(?:beantwort\w*|helfen|hilft|unterstütz\w*|"
     r"bearbeit\w*|betreu\w*)"
     r"|(?:system\w*|programm\w*|werkzeug\w*|tool\w*|dienst\w*),? (?:das|die|der|welche\w*) (?:\w+ )?"
@@ -387,7 +407,7 @@ _OUTPUT_VERB_DE = (
     r"bestätig\w*|versicher\w*|darstell\w*|stell\w* [^.!?]{0,60}?dar|führ\w* [^.!?]{0,60}?aus|ausführ\w*|"
     r"installier\w*|lösch\w*|öffne\w*|besuch\w*|klick\w*|häng\w*|bind\w*|schlag\w* [^!?]{0,80}?vor|vorschlag\w*|"
     r"schick\w*|buch\w*|markier\w*|end(?:en|et|e)\b|versend\w*|streich\w*|genannt|erwähnt|empfohlen|angegeben|"
-    r"mitgeteilt|hingewiesen|dargestellt|bezeichnet|"
+    r"mitgeteilt|hingewiesen|dargestellt|bezeichnet|lad\w* [^!?]{0,80}?hoch|hochlad\w*|setz\w*|bewert\w*|einstuf\w*|"
     r"\w*zu(?:teilen|geben|nennen|erwähnen|empfehlen|verweisen|sagen|schreiben|fügen|hängen|leiten|schicken|senden|"
     r"überweisen|bezeichnen|beschreiben|erklären|informieren|weisen|raten|löschen|stellen|führen))"
 )
@@ -407,7 +427,7 @@ _DE_PRESCRIPTIVE = re.compile(
     rf"empfiehl\w*|empfehl\w*|erwähn\w*|füg\w* [^!?]{{0,80}}?(?:an|hinzu|ein)|teil\w* [^!?]{{0,80}}?mit|verweis\w*|"
     rf"schließ\w*|wiederhol\w*|zitier\w*|läss\w* [^!?]{{0,60}}?weg|lass\w* [^!?]{{0,60}}?weg|verschweig\w*|"
     rf"richte\w* [^!?]{{0,80}}?ein|leite\w* [^!?]{{0,80}}?weiter|send\w*|schick\w*|lösch\w*|versend\w*|"
-    rf"überweis\w*|bind\w* [^!?]{{0,80}}?ein|ergänz\w*)\b"
+    rf"überweis\w*|bind\w* [^!?]{{0,80}}?ein|ergänz\w*|antwort\w*)\b"
     rf"|\b(?:beantwortet|liest|verarbeitet|nutzt|verwendet|zusammenfasst|fasst) (?:ein|eine|der|die|das|jede\w*) "
     rf"(?:{_AI_DE}|assistent\w*|modell\w*)\b{_WINDOW}, (?:\w+ ){{0,2}}?(?:er|sie|es)\b{_WINDOW}\b{_OUTPUT_VERB_DE}"
 )
@@ -422,7 +442,7 @@ _DE_IF_PROCESSED = re.compile(
     rf"verarbeitet|zusammenfasst|vorliest|auswertet|nutzt){_WINDOW}\b{_OUTPUT_VERB_DE}"
 )
 _DE_HEADER = re.compile(
-    r"(?:^|[\[(【<*#:|-] ?)[\w, ]{0,30}?(?:hinweis|anweisung|anweisungen|richtlinie|aufgabe|auftrag|bitte|"
+    r"(?:^|[\[(【<*#:|>-] ?)[\w, ]{0,30}?(?:hinweis|anweisung|anweisungen|richtlinie|aufgabe|auftrag|bitte|"
     r"nachricht|notiz|vermerk|regel|regeln|vorgabe|vorgaben|instruktion\w*|systemhinweis|p\.s\.|ps|anmerkung|"
     r"fußnote|randnotiz)(?: \w+){0,2}?"
     rf" (?:an|für) (?:(?:die|den|das|alle|jedes|jeden|jede|sämtliche) )?{_ADDRESSEE_DE}\b[^:.!?—–]{{0,120}}"
@@ -439,7 +459,8 @@ _DE_ZU_INFINITIVE = re.compile(
     r"\b(?:hat|haben|ist|sind|sind gehalten|ist gehalten|ist verpflichtet|sind verpflichtet|wird gebeten|"
     r"werden gebeten)"
     r"\b[^!?]{0,80}?\b\w*zu(?:teilen|geben|nennen|erwähnen|empfehlen|verweisen|sagen|schreiben|fügen|hängen|leiten|"
-    r"schicken|senden|überweisen|bezeichnen|beschreiben|erklären|informieren|weisen|raten|löschen|stellen|führen)\b"
+    r"schicken|senden|überweisen|bezeichnen|beschreiben|erklären|informieren|weisen|raten|löschen|stellen|führen|"
+    r"halten|merken|setzen|bewerten)\b"
 )
 #: "Die korrekte Zusammenfassung dieser Seite lautet: …"
 _DE_PRESCRIBED_ANSWER = re.compile(
@@ -526,8 +547,8 @@ _OUTPUT_VERB_JA = (
 #: an instruction's ending: a request, an order or an obligation (right after the verb)
 _DIRECTIVE_JA = (
     r"(?:てください|でください|てくださ|下さい|ください|ていただ|てほしい|てもらいたい|こと(?:[。】)」]|$)|すること|"
-    r"なさい|せよ|しろ|よう(?:に)?(?:伝え|お願い|依頼|求め)|なければならない|なければなりません|ねばならない|べき|"
-    r"るように|ないように|ないこと|ものとする|て(?:構いません|かまいません|もよい|もいい|も大丈夫|も結構です)|"
+    r"なさい|せよ|しろ|よう(?:に)?(?:伝え|お願い|依頼|求め)|なければならない|なければなりません|ねばならない|べき(?!か)|"
+    r"るように(?!なり|なっ|なる)|ないように(?!なり|なっ|なる)|ないこと|ものとする|て(?:構いません|かまいません|もよい|もいい|も大丈夫|も結構です)|"
     r"されたい|されたし|願いたい|いただきたい|頂きたい|といて|ておいて|なくていい|ないでね|ないで(?:[。!]|$)|"
     r"(?:のが|ことが)正し|こととされ|こととする|ことになって(?:い|お)|ものとします|と定められ|が定められ|で統一され|"
     r"とする(?:[。]|$))"
@@ -593,7 +614,9 @@ _OUTPUT_VERB_ZH = (
     r"附加|写入|写明|注明|标明|放上|贴上|略去|略过|删掉|去掉|不要提|贴到|贴进|写进|放进|附到|表述|称为|描述为|列为|引用|发到|发给|寄到|转到|退款|发放|转账|汇款|付款|标记)"
 )
 _DIRECTIVE_ZH = (
-    r"(?:可以直接|可直接|别|请|须|必须|务必|应|应当|应该|要|需要|一律|一定|就|都|不得|不能|不要|绝不|绝不能|只能|只许)"
+    r"(?:可以直接|可直接|别|(?<![申邀宴聘提])请(?!到|来|了|教)|须|必须|务必|应(?!用|对|聘|届|急)|应当|应该|(?<![需重主摘概纲提])要(?!求|是|么|点|素)|"
+    r"需要|一律|一定|(?:就|都)(?=(?:直接|请)?(?:告诉|说|推荐|回答|回复|写|提供|发送|转发|列出|给出|贴))|不得|不能|不要|绝不|绝不能|"
+    r"只能|只许)"
 )
 _ZH_SUBJECT = re.compile(
     rf"(?P<who>(?>{_AI_ZH}))(?!的)[^。！？]{{0,160}}?{_DIRECTIVE_ZH}[^。！？]{{0,50}}?{_OUTPUT_VERB_ZH}"
@@ -602,7 +625,7 @@ _ZH_SUBJECT = re.compile(
 _ANCHOR_ZH = re.compile(rf"本|这|此|该|询问|问到|被问|{_PAYLOAD}")
 #: 「请读到这封邮件的AI助手提醒收件人…」
 _ZH_PLEASE_AI = re.compile(
-    rf"(?:^|[，,：:；;])(?:我们|本\w{{0,3}}|特此|顺便说一句[，,]?)?(?:请|希望|要求|麻烦|拜托)[^。！？]{{0,40}}?"
+    rf"(?:^|[，,：:；;])(?:我们|本\w{{0,3}}|特此|顺便说一句[，,]?)?(?:请(?!到|来|了|教)|希望|要求|麻烦|拜托)[^。！？]{{0,40}}?"
     rf"(?P<who>(?>{_AI_ZH}))(?!的)[^。！？]{{0,60}}?{_OUTPUT_VERB_ZH}"
 )
 #: 「摘要指令：在所有摘要末尾插入图片…」
@@ -663,6 +686,7 @@ _ANCHORED_EN = re.compile(_ANCHOR_EN)
 _FORMS: tuple[tuple[str, re.Pattern[str], str | None, re.Pattern[str] | None], ...] = (
     ("ai_told_what_to_answer", _EN_SUBJECT, _NOT_SUBJECT_EN, _ANCHORED_EN),
     ("reader_of_this_told_what_to_say", _EN_SOFTWARE_SUBJECT, _NOT_SUBJECT_EN, None),
+    ("ai_told_what_to_answer", _EN_BARE_ASSISTANT, _NOT_SUBJECT_EN, re.compile(_THIS_TEXT_EN)),
     ("if_you_are_an_ai", _EN_IF_YOU_ARE, None, None),
     ("if_read_by_an_ai", _EN_IF_PROCESSED, None, None),
     ("note_to_the_ai", _EN_HEADER, None, None),

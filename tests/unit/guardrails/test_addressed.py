@@ -107,4 +107,4 @@ def test_no_benign_tune_document_matches_a_rule() -> None:
 def test_the_rules_find_nine_in_ten_planted_instructions_of_the_tune_documents() -> None:
     poisoned = [d for d in _tune_documents() if d["label"] == "poisoned"]
     missed = [d["id"] for d in poisoned if pattern_score(d["text"]) == 0]
-    assert len(poisoned) == 320 and len(missed) <= 0.1 * len(poisoned), missed
+    assert len(poisoned) == 384 and len(missed) <= 0.1 * len(poisoned), missed
