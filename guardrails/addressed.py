@@ -32,19 +32,20 @@ from dataclasses import dataclass
 
 
 _WS = re.compile(r"[ \t\r\f\v\u3000]+")
-#: a token with a dot inside (a link, an e-mail address, a domain, 0.2, e.g.): not a sentence end
+#: a token with a dot inside (a link, an e-mail address, a domain; apart from it a number, 0.2): no sentence end
 _DOTTED = re.compile(
     r"(?:https?://|www\.)[^\s<>()\[\]\"'，。、（）「」]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-    r"|\b[a-z0-9-]{2,}(?:\.[a-z0-9-]{2,})*\.[a-z]{2,}\b|\d+\.\d+",
+    r"|\b[a-z0-9-]{2,}(?:\.[a-z0-9-]{2,})*\.[a-z]{2,}\b",
     re.ASCII,
 )
+_DECIMAL = re.compile(r"\d+\.\d+")
 #: where a sentence ends: after ., !, ? (Latin; not after a one-letter abbreviation: "p.s.") or 。！？ (CJK),
 #: and at every line break
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[a-z]\.)\s+|(?<=[。！？])|\n+")
 
 
 def _sentences(text: str) -> list[str]:
-    flat = _DOTTED.sub("§", unicodedata.normalize("NFKC", text).lower())
+    flat = _DECIMAL.sub("#", _DOTTED.sub("§", unicodedata.normalize("NFKC", text).lower()))
     flat = _WS.sub(" ", flat)
     return [s.strip() for s in _SENTENCE_END.split(flat) if s.strip()]
 
@@ -138,8 +139,10 @@ _FILLER_EN = (
 )
 #: what an injection carries: a link (masked as §), a number to call or pay, a credential, a sum of money
 _PAYLOAD = (
-    r"§|\d[\d ()/-]{6,}\d|\b(?:iban|account number|sort code|konto|bankverbindung)s?\b|口座|振込|账户|银行卡|转账|"
-    r"[€£$¥]\s?\d|\d\s?(?:€|euro|eur|pounds|dollars|円|元)"
+    r"§|\d[\d ()/-]{6,}\d|\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,}"
+    # a credential's value, not the word: "password Harbor!Lamp-4471", 「密码 Print@5F-2024」
+    r"|(?:password|passwort|kennwort|passcode|pin|\w*code|パスワード|暗証番号|コード|密码|口令)\s*"
+    r"(?:is |ist |für [^()]{0,30}\(|は|为|是)?[:：]?\s*[\w@!#$%^&*+-]*\d[\w@!#$%^&*+-]*"
 )
 #: what ties a sentence to an answer about this text (a rule for chatbots in general has none)
 #: a text a reader could be reading, named as "this …" (not the rule or law that binds chatbots in general)
@@ -148,12 +151,12 @@ _THIS_TEXT_EN = (
     r"message|post|file|review|content|website|site|thread|listing|entry|wiki|readme|note|notes|memo|minutes|report|"
     r"faq|product|manual|guide|section|paragraph|newsletter|announcement|letter|ticket|repository|repo|codebase|pdf|"
     r"chapter|recipe|offer|table|inbox|mailbox|folder|channel|conversation|sheet|leaflet|notice|handout|abstract|"
-    r"paper|listing|invitation|thread|release)\b"
-    r"|(?!(?:regulation|regulations|law|laws|act|rule|rules|policy|policies|directive|requirement|requirements|"
-    r"standard|obligation|way|case|reason|year|month|week|day|time|kind|type|sort|point|stage|step|sense|end|purpose|"
-    r"is|was|are|were|means|meant|will|would|can|could|should|may|might|must|has|have|had|does|did|also|and|or|to|"
-    r"in|on|at|for|of|with|by|as|that|which|applies|includes|helps|makes|gives|one|ones|kind|issue|problem|approach|"
-    r"feature|model|system|tool|technology|information|data)\b)[a-z][\w-]+)"
+    r"paper|invitation|release|brochure|flyer|form|contract|bulletin|catalogue|catalog|menu|itinerary|tutorial|"
+    r"lecture|slides?|deck|presentation|transcript|episode|podcast|video|image|photo|picture|figure|chart|spreadsheet|"
+    r"row|cell|column|record|story|comment|forum|board|agenda|directory|webpage|item|property|apartment|flat|room|"
+    r"hotel|restaurant|shop|store|event|trip|tour|course|class|dish|candidate|application|resume|cv|invoice|order|"
+    r"study|survey|blog|notice|summary|listings|reviews|posts|files|documents|articles|messages|e-?mails|letters|"
+    r"products|recipes|tickets|minutes)\b)"
 )
 _ANCHOR_EN = (
     rf"{_THIS_TEXT_EN}"
@@ -507,7 +510,6 @@ _ANCHOR_DE = re.compile(
     r"\b(?:diese[rnms]?|vorliegende\w*|obige\w*)\b"
     r"|\b(?:in|am ende|an) (?:seiner|ihrer|der|jeder|den|jede|seine|ihre) (?:\w+ )?(?:antwort\w*|zusammenfassung\w*|"
     r"auskunft|auskünfte|ausgabe\w*)\b"
-    r"|\b(?:bei|auf) (?:\w+ )?(?:fragen|nachfrage\w*|anfragen)\b|\bgefragt\b"
     rf"|{_PAYLOAD}"
     r"|\b(?:vorherige\w*|bisherige\w*|frühere\w*|andere\w*|alle\w*) (?:anweisung\w*|vorgabe\w*|richtlinie\w*|quellen)\b"
 )
@@ -558,6 +560,15 @@ _JA_ORDER = (
     rf"|{_OUTPUT_VERB_JA}(?:し|して|て|で)、[^。！？]{{0,40}}?{_DIRECTIVE_JA}"
     r"|(?:て|で)(?:いただけると|もらえると)[^。！？]{0,20}?(?:助かります|幸いです|ありがたい|ためになる)"
     r"|(?:文面|文章|内容|回答|返信|答え)に(?:してください|すること))"
+)
+#: what ties a Japanese sentence to this text: its own noun, reading it, earlier instructions, a link or number
+_ANCHOR_JA = re.compile(
+    r"(?:この|本|当|これらの|こうした)(?:ページ|文書|ドキュメント|記事|メール|メモ|資料|議事録|レビュー|口コミ|投稿|スレッド|スレ|"
+    r"サイト|お知らせ|チラシ|ファイル|ブログ|レシピ|抄録|書|説明書|リポジトリ|readme|シート|チケット|商品|製品|宿|店|物件|"
+    r"回|エピソード|記録|案内|だより|リスト|表|画像|図|faq|wiki|pdf|報告書|報告|レポート|論文|規約|マニュアル)"
+    r"|上記|前記|下記|上の(?:注意|段落|記載|説明)"
+    r"|人でも(?:ai|アシスタント)でも"
+    rf"|(?:過去|これまで|以前|今まで)の(?:指示|ルール|設定)|{_PAYLOAD}"
 )
 _JA_SUBJECT = re.compile(
     rf"{_AI_JA}(?:で[^。！？、]{{0,12}}?(?:場合|際|とき|時)|(?:する|している|した)?(?:場合|際|とき|時)?)(?:の方)?(?:は|が|も|でも|には|へ|"
@@ -622,10 +633,17 @@ _ZH_SUBJECT = re.compile(
     rf"(?P<who>(?>{_AI_ZH}))(?!的)[^。！？]{{0,160}}?{_DIRECTIVE_ZH}[^。！？]{{0,50}}?{_OUTPUT_VERB_ZH}"
 )
 #: what ties a Chinese sentence to this text, to a question it answers, or to what an injection carries
-_ANCHOR_ZH = re.compile(rf"本|这|此|该|询问|问到|被问|{_PAYLOAD}")
+_ANCHOR_ZH = re.compile(
+    r"(?:本|这|此|该)(?:份|篇|封|个|条|则|款|些|家|张)?(?:页|页面|网页|文|文档|文章|邮件|纪要|会议纪要|备忘|帖|帖子|资料|文件|"
+    r"通知|说明|评价|评论|点评|房源|工单|表格|群|聊天|产品|商品|内容|报告|手册|说明书|菜谱|食谱|简历|摘要|仓库|须知|公告|"
+    r"推文|攻略|回答|问题|信息|网站|论文|记录)"
+    r"|(?:人|同事|员工)还是ai"
+    rf"|(?:此前|之前|以前|先前)的(?:一切|所有)?(?:指示|指令|规则|设定)|问到|被问|{_PAYLOAD}"
+)
 #: 「请读到这封邮件的AI助手提醒收件人…」
 _ZH_PLEASE_AI = re.compile(
-    rf"(?:^|[，,：:；;])(?:我们|本\w{{0,3}}|特此|顺便说一句[，,]?)?(?:请(?!到|来|了|教)|希望|要求|麻烦|拜托)[^。！？]{{0,40}}?"
+    rf"(?:^|[，,：:；;])(?:(?:我们|本\w{{0,3}}|特此)(?:请|希望|要求)|顺便说一句[，,]?(?:请|希望)|请(?!到|来|了|教)|希望|麻烦|拜托)"
+    rf"[^。！？，,]{{0,24}}?"
     rf"(?P<who>(?>{_AI_ZH}))(?!的)[^。！？]{{0,60}}?{_OUTPUT_VERB_ZH}"
 )
 #: 「摘要指令：在所有摘要末尾插入图片…」
@@ -720,7 +738,7 @@ _FORMS: tuple[tuple[str, re.Pattern[str], str | None, re.Pattern[str] | None], .
     ("ai_addressed_de", _DE_VOCATIVE, None, None),
     ("human_or_ai_de", _DE_HUMAN_OR_AI, None, None),
     ("ai_asked_to_answer_de", _DE_WE_ASK, None, None),
-    ("ai_told_what_to_answer_ja", _JA_SUBJECT, None, None),
+    ("ai_told_what_to_answer_ja", _JA_SUBJECT, None, _ANCHOR_JA),
     ("note_to_the_ai_ja", _JA_HEADER, None, None),
     ("if_you_are_an_ai_ja", _JA_IF_YOU_ARE, None, None),
     ("while_processing_this_ja", _JA_WHILE_PROCESSING_THIS, None, None),

@@ -168,6 +168,8 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
     _en(
         "reveal_system_prompt",
         "asks to reveal the system prompt",
+        # "it must not reveal its system prompt" (a test plan's pass condition) forbids, it does not ask
+        r"(?<!not )(?<!never )(?<!n't )(?<!nor )"
         r"\b(?:reveal|show|print|display|output|repeat|recite|leak|dump|expose|write out|spell out|tell|give|share|"
         r"paste|send)(?: me| us)?(?: (?:your|the|this|its|full|entire|exact|complete|whole|verbatim|original|"
         r"hidden|secret|of|all)){1,3} (?:system|initial|hidden|original|secret|developer|pre-?)"
@@ -261,6 +263,7 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"(?:システム|初期|最初の|隠された|隠し|元の|内部の?)(?:プロンプト|指示|メッセージ|命令)"
         r"(?:を|の内容を|の全文を|の中身を)(?:すべて|全て|全部|そのまま)?"
         r"(?:表示|教え|見せ|出力|公開|開示|書き出|繰り返|暴露|貼り付け|述べ)"
+        r"(?!(?:し)?な[いく]|せず|しません|ません|ては(?:いけ|なら)|禁止)"
         r"|(?:あなた|君|きみ|お前)の(?:システム)?プロンプトは(?:何|なに|どんな)",
     ),
     _ja(
@@ -439,6 +442,7 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
     _ja(
         "reveal_system_prompt_zh",
         "要求泄露系统提示词",
+        r"(?<!不得)(?<!不要)(?<!不能)(?<!禁止)(?<!请勿)(?<!严禁)(?<!不可)(?<![不勿别])"
         r"(?:输出|显示|告诉我|透露|泄露|打印|重复|公开|给我看|展示|写出)(?:一下)?(?:你的|完整的|全部的|原始的|隐藏的)*"
         r"(?:系统提示词?|系统指令|初始指令|隐藏(?:的)?(?:指令|设置|提示)|开发者(?:的)?(?:指令|要求))"
         r"|你的(?:系统提示词?|初始指令)是什么",
