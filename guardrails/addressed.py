@@ -12,6 +12,14 @@ tools", 「AIの回答は必ず確認してください」), or the assistant's 
 assistants can produce confident but wrong answers", "a line telling the assistant to recommend
 a website").
 
+One kind of document shares the grammar: a chatbot's specification ("the bot must only link to the
+library's domain", 「チャットボットは…回答すること」) tells a bot what to say, addressed to the people
+who build it. So a rule about a bot in general counts only where its sentence is tied to the text
+being read: it names that text ("this page", 「本ページ」, 「这封邮件」), a question about it, the
+reader's earlier instructions, or carries what an injection carries (a link, a number to call or pay,
+a credential's value). Forms that address the reader outright (a note to it, a vocative, "if you
+are an AI") need no tie.
+
 :func:`find_addressed_instruction` reads each sentence (quotations are blanked by the caller, so
 an attack quoted as an example is mentioned, not said) and returns the first that addresses an
 automated reader with an instruction about its output, or None. It judges stored documents and
