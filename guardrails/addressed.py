@@ -145,15 +145,14 @@ _FILLER_EN = (
     r"directly|immediately|first|instead|\w+ly|make sure (?:to|you)|be sure to|remember to|do not forget to|"
     r"don't forget to|take care to|try to)){0,3}"
 )
-#: what an injection carries: a link (masked as §), a number to call or pay, a credential, a sum of money
+#: what an injection carries: a link (masked as §), a number to call or pay, an IBAN, a credential's value
 _PAYLOAD = (
     r"§|\d[\d ()/-]{6,}\d|\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,}"
     # a credential's value, not the word: "password Harbor!Lamp-4471", 「密码 Print@5F-2024」
     r"|(?:password|passwort|kennwort|passcode|pin|\w*code|パスワード|暗証番号|コード|密码|口令)\s*"
     r"(?:is |ist |für [^()]{0,30}\(|は|为|是)?[:：]?\s*[\w@!#$%^&*+-]*\d[\w@!#$%^&*+-]*"
 )
-#: what ties a sentence to an answer about this text (a rule for chatbots in general has none)
-#: a text a reader could be reading, named as "this …" (not the rule or law that binds chatbots in general)
+#: a text a reader could be reading, named as "this …" by a document's own noun (not "this means", "this rule")
 _THIS_TEXT_EN = (
     r"\b(?:this|these|the present|the above|the following) (?:(?:\w+ )?(?:page|pages|document|article|text|e-?mail|"
     r"message|post|file|review|content|website|site|thread|listing|entry|wiki|readme|note|notes|memo|minutes|report|"
@@ -163,9 +162,10 @@ _THIS_TEXT_EN = (
     r"lecture|slides?|deck|presentation|transcript|episode|podcast|video|image|photo|picture|figure|chart|spreadsheet|"
     r"row|cell|column|record|story|comment|forum|board|agenda|directory|webpage|item|property|apartment|flat|room|"
     r"hotel|restaurant|shop|store|event|trip|tour|course|class|dish|candidate|application|resume|cv|invoice|order|"
-    r"study|survey|blog|notice|summary|listings|reviews|posts|files|documents|articles|messages|e-?mails|letters|"
-    r"products|recipes|tickets|minutes)\b)"
+    r"study|survey|blog|summary|listings|reviews|posts|files|documents|articles|messages|e-?mails|letters|"
+    r"products|recipes|tickets)\b)"
 )
+#: what ties a sentence to an answer about this text (a rule for chatbots in general has none)
 _ANCHOR_EN = (
     rf"{_THIS_TEXT_EN}"
     r"|\b(?:reading|summari[sz]ing|processing|parsing|using|handling|reads|summari[sz]es|processes|handles) "
@@ -569,7 +569,8 @@ _JA_ORDER = (
     r"|(?:て|で)(?:いただけると|もらえると)[^。！？]{0,20}?(?:助かります|幸いです|ありがたい|ためになる)"
     r"|(?:文面|文章|内容|回答|返信|答え)に(?:してください|すること))"
 )
-#: what ties a Japanese sentence to this text: its own noun, reading it, earlier instructions, a link or number
+#: what ties a Japanese sentence to this text: its own noun, a passage above it, earlier instructions, a human or
+#: AI addressed together, a link or a number
 _ANCHOR_JA = re.compile(
     r"(?:この|本|当|これらの|こうした)(?:ページ|文書|ドキュメント|記事|メール|メモ|資料|議事録|レビュー|口コミ|投稿|スレッド|スレ|"
     r"サイト|お知らせ|チラシ|ファイル|ブログ|レシピ|抄録|書|説明書|リポジトリ|readme|シート|チケット|商品|製品|宿|店|物件|"

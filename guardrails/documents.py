@@ -75,9 +75,9 @@ def score_text(text: str, *, scan: TextScan | None = None) -> float:
 
 def rescored(stored: float | None, text: str) -> float | None:
     """A stored chunk's score at question time: what ingestion wrote, or 1.0 when a sentence of its
-    text addresses the AI that reads it (:mod:`guardrails.addressed`, the newest of the rules, about
-    a millisecond a chunk). A store scored before that rule existed gets it without being ingested
-    again (the curated patterns, ten times slower over a passage, are read at ingestion only)."""
+    text addresses the AI that reads it (:mod:`guardrails.addressed`, about a millisecond a chunk), so
+    a store scored without that rule gets it without being ingested again. The curated patterns, ten
+    times slower over a passage, are read at ingestion only."""
     if stored is not None and stored >= 1.0:
         return stored
     return 1.0 if text and find_addressed_instruction(without_quotations(text)) is not None else stored
