@@ -152,10 +152,37 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         rf"|\bwhat(?:'s| is| was) your {_SECRET}",
     ),
     _en(
+        "disguised_secret",
+        "asks for the guarded password in a disguised form (spelled out, reversed, encoded, hidden in a poem)",
+        # a request, not a question about doing it ("how do I encode the password for basic auth?")
+        r"(?:^|[.!?\n:] ?)(?!(?:how|why|where|when|is|are|does|do i|do we|can i|can we|should|what is the best)\b)"
+        r"(?:(?!\b(?:not|never|no)\b|n't)[^.!?\n])*?\b(?:the|your|that|this) (?:secret )?"
+        r"(?:password|passcode|passphrase|secret word|code ?word|pw)\b"
+        r"(?! (?:policy|policies|manager|reset|requirements|rules|strength|change|hash\w*|field))"
+        # "must not be written backwards" is a rule, not a request
+        r"(?:(?!\b(?:not|never|no)\b|n't)[^.!?\n]){0,60}?"
+        r"\b(?:backwards?|in reverse|reversed|letter by letter|one letter at a time|each letter|every letter|"
+        r"(?:spaces?|dashes|hyphens|dots|commas) between|separated by (?:spaces|dashes|commas)|first letters? of|"
+        r"acrostic|riddle|rhym\w*|in (?:base ?64|hex|binary|morse|pig latin|rot-?13|emojis?)|"
+        r"as (?:a )?(?:riddle|poem|acrostic|cipher)|"
+        r"without (?:saying|writing|revealing|telling) (?:it|the password))\b"
+        # the password named, then "spell it backwards" in the next sentence
+        r"|\b(?:the|your) (?:secret )?(?:password|passphrase|secret word)\b"
+        r"(?! (?:policy|policies|manager|reset|requirements|rules|strength|change|hash\w*|field))"
+        r"(?:(?!\b(?:not|never|no)\b|n't)[^\n]){0,40}?"
+        r"\b(?:spell|write|say|type|print|give|tell)\w* (?:me )?it (?:out )?(?:backwards?|in reverse|reversed|"
+        r"letter by letter|one letter at a time|with spaces|in base ?64|in hex|in pig latin)\b"
+        r"|\b(?:acrostic|(?:first|initial) letters? of (?:each|every) (?:line|word|sentence))\b[^.!?\n]{0,40}?"
+        r"\b(?:the|your) (?:secret )?(?:password|passphrase|secret word)\b",
+    ),
+    _en(
         "speak_as_someone",
         "makes the assistant someone else and asks it to answer as them",
         r"\b(?:now,? you are|you are now|you're now|now you're|from now on,? you are)\b[^.!?\n]{1,40}?"
-        r"[.,:;!]? ?(?:and )?(?:answer|respond|reply|speak|talk|write)\w* (?:as|like) (?:him|her|them|he|she|they)\b",
+        r"[.,:;!]? ?(?:and )?(?:(?:answer|respond|reply|speak|talk|write)\w* (?:as|like) (?:him|her|them|he|she|they)\b"
+        # or asked straight away what the someone would say
+        r"|how (?:do|would|will) you (?:answer|respond|reply|react)\b"
+        r"|what (?:do|would|will) you (?:say|answer|reply)\b)",
     ),
     _en(
         "ai_reader",
@@ -325,6 +352,13 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"(?:を|は)(?:教え|見せ|共有|言って|書いて|送って|何|なに)",
     ),
     _ja(
+        "disguised_secret_ja",
+        "守っているパスワードを形を変えて（逆から、一文字ずつ、暗号で）出させようとしている",
+        r"(?:その|この|あなたの|君の|秘密の)?(?:パスワード|合言葉|暗証番号|秘密の言葉)(?:を|は)[^。？?]{0,20}?"
+        r"(?:逆から|逆順に?|一文字ずつ|1文字ずつ|スペースを(?:入れ|空け)|頭文字に|縦読み|なぞなぞ|暗号に|暗号で|base64で|"
+        r"エンコードし|ローマ字で)[^。？?]{0,6}?(?:教え|書い|書け|書き出|言っ|言え|出力|答え|表示|見せ|送っ)",
+    ),
+    _ja(
         "ignore_rest_of_input_ja",
         "埋め込まれた行が残りのデータを無視するよう求めている",
         r"(?:残り|以降|この後|これ以降)の(?:データ|文書|文章|内容|テキスト|入力|メール)(?:は|を)(?:すべて|全て)?無視",
@@ -373,11 +407,23 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"(?:daten|textes|texts|dokuments|eingabe|e-mail|seite|nachricht)\b",
     ),
     _en(
+        "disguised_secret_de",
+        "verlangt das gehütete Passwort in verschleierter Form (buchstabiert, rückwärts, kodiert, als Rätsel)",
+        r"(?:^|[.!?\n:] ?)(?!(?:wie|warum|wo|wann|ist|sind|kann ich|können wir|sollte)\b)[^.!?\n]*?"
+        r"\b(?:das|dein|ihr|dieses|euer) (?:geheime\w* )?(?:passwort|kennwort|geheimwort|losungswort)\b"
+        r"(?!-?(?:richtlinie|manager|regeln))[^.!?\n]{0,60}?"
+        r"\b(?:rückwärts|umgekehrt\w*|buchstabe für buchstabe|buchstabier\w*|jeden buchstaben|leerzeichen zwischen|"
+        r"anfangsbuchstaben|als rätsel|als gedicht|in base ?64|in (?:hex|binär|morsecode|pig latin))\b",
+    ),
+    _en(
         "speak_as_someone_de",
         "macht den Assistenten zu jemand anderem und lässt ihn als diese Person antworten",
         r"\b(?:du bist jetzt|jetzt bist du|du bist nun|nun bist du|ab jetzt bist du|ab sofort bist du)\b"
-        r"[^.!?\n]{1,40}?[.,:;!]? ?(?:und )?(?:antworte|sprich|schreib|rede)\w* (?:wie|als) "
-        r"(?:er|sie|ihn|diese person)\b",
+        # "jetzt bist du dran / angemeldet / fertig" is not a new identity
+        r"(?! (?:dran|an der reihe|fertig|angemeldet|eingeloggt|online|bereit|sicher|dabei|zuständig)\b)"
+        r"[^.!?\n]{1,40}?[.,:;!]? ?(?:und )?(?:(?:antworte|sprich|schreib|rede)\w* (?:wie|als) "
+        r"(?:er|sie|ihn|diese person)\b|wie (?:beantwortest|antwortest|würdest|reagierst) du\b"
+        r"|was (?:sagst|antwortest) du\b)",
     ),
     _en(
         "ignore_instructions_de",
@@ -390,7 +436,9 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
     _en(
         "reveal_system_prompt_de",
         "verlangt den Systemprompt oder die eigenen Anweisungen",
-        r"\b(?:zeig\w*|gib|verrat\w*|nenn\w*|wiederhol\w*|druck\w*|schreib\w*|enthüll\w*)\b (?:\w+ ){0,3}?"
+        # "Schreib mir einen Systemprompt für …" asks for a new one, not for the assistant's own
+        r"\b(?:zeig\w*|gib|verrat\w*|nenn\w*|wiederhol\w*|druck\w*|schreib\w*|enthüll\w*)\b "
+        r"(?:(?!(?:ein|einen|eine|einem|neue[nmrs]?|passende[nmrs]?)\b)\w+ ){0,3}?"
         r"(?:deinen |den |deine |die |ihre |ihren )?(?:vollständigen |versteckten |geheimen |ursprünglichen )?"
         r"(?:system-?prompt|systemanweisungen?|anfangsanweisungen|versteckten? anweisungen|"
         r"(?<=deine )anweisungen|(?<=ihre )anweisungen)\b",
@@ -435,6 +483,14 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"|(?:告诉我|分享|透露|发给我|给我看|说出)(?:一下)?你的(?:密码|口令|密钥|秘钥|api密钥)",
     ),
     _ja(
+        "disguised_secret_zh",
+        "要求以变形的方式（倒着、逐个字母、编码、藏头诗）说出守护的密码",
+        r"(?:把|将)?(?:你的|这个|那个)?(?:密码|口令|暗号)[^。？?]{0,20}?"
+        r"(?:倒着|倒过来|反过来|逐个字母|一个字母一个字母|每个字母之间|用空格隔开|藏头诗|谜语|base64|编码后|加密后|用拼音)"
+        r"[^。？?]{0,6}?(?:写出|说出|告诉|输出|发给|给我|写下|打出|拼出)"
+        r"|藏头诗[^。]{0,15}?(?:密码|口令)",
+    ),
+    _ja(
         "ignore_rest_of_input_zh",
         "嵌入的指令要求忽略其余数据",
         r"(?:忽略|无视|跳过)(?:其余|剩下|剩余|后面|以下)的?(?:内容|数据|文本|文字|信息|邮件)",
@@ -442,7 +498,9 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
     _ja(
         "reveal_system_prompt_zh",
         "要求泄露系统提示词",
-        # a rule forbidding it (不得泄露…, 请勿…) does not ask for it
+        # a rule forbidding it (不得泄露…, 请勿…) does not ask for it, nor does a question on preventing it
+        # (如何防止我的聊天机器人泄露系统提示词？): no such word earlier in the clause
+        r"(?:^|[。！？?!，,；;:：])(?:(?!防止|避免|防范|阻止|杜绝|不让|以免|防泄)[^。！？?!，,；;:：]){0,30}?"
         r"(?<!不得)(?<!不要)(?<!不能)(?<!禁止)(?<!严禁)(?<!不可)(?<![不勿别])"
         r"(?:输出|显示|告诉我|透露|泄露|打印|重复|公开|给我看|展示|写出)(?:一下)?(?:你的|完整的|全部的|原始的|隐藏的)*"
         r"(?:系统提示词?|系统指令|初始指令|隐藏(?:的)?(?:指令|设置|提示)|开发者(?:的)?(?:指令|要求))"
