@@ -28,6 +28,17 @@ import numpy as np
 from guardrails.normalize import without_quotations
 from guardrails.patterns import find_injection, normalise
 
+#: an automated reader by what it is (the families that speak to one)
+_AI = (
+    r"(?:ai|a\.i\.|ai assistant|assistant|chatbot|chat bot|bot|llm|language model|ai model|ai language model|"
+    r"chatgpt|gpt-?\d*|claude|bard|gemini)"
+)
+#: German and Japanese names of one
+_AI_DE = r"(?:ki|assistent\w*|chatbot|sprachmodell|bot|chatgpt)"
+_AI_JA = r"(?:ai|アシスタント|チャットボット|言語モデル|ボット|人工知能|chatgpt)"
+#: what may stand before a vocative: a line's or sentence's start, markup ("<!-- AI assistant:")
+_OPENS = r"(?:^|[\[\n.!?:>(*#\"-]\s*)"
+
 #: one loose pattern per family over the normalised text (NFKC, case-folded, spaces collapsed;
 #: the detector's views already undo letter-spacing)
 _FAMILIES: dict[str, str] = {
@@ -65,10 +76,49 @@ _FAMILIES: dict[str, str] = {
         r"confidential|passwort\w*|kennwort\w*|geheim\w*|zugangsdaten|zugangscode)\b"
         r"|パスワード|秘密|機密|暗証|合言葉|アクセスキー|密码|口令|密钥|机密|秘钥"
     ),
-    # addresses an AI by what it is
+    # speaks to an AI: tells it what it is ("you are an AI", "as a language model"), calls it
+    # ("Dear AI,", "<!-- AI assistant:"), or tells it in the third person what to do ("the assistant must
+    # reply …"). Not a mention: "a chatbot I'm building", "ChatGPT as a coding assistant" are what
+    # people ask about every day
     "addressee": (
-        r"\b(?:assistant|chatbot|ai|a\.i\.|llm|language model|chatgpt|gpt-?\d*|bot|ki|assistent\w*|sprachmodell)\b"
-        r"|アシスタント|チャットボット|言語モデル|人工知能|助手|人工智能|语言模型|机器人"
+        # who it is told it is
+        rf"\b(?:you are|you're|youre|you were|u r|you will be|you'll be|you become|you act as|you will act as|"
+        rf"you function as|you serve as) (?:now |just |only |simply |no longer |not )?(?:a |an |the |my |our )?"
+        rf"(?:\w+ ){{0,2}}?{_AI}\b"
+        rf"|(?:^|[,.;:!?\n]\s*)as (?:an?|the|your) (?:\w+ )?{_AI}\b"
+        # called by what it is
+        rf"|{_OPENS}(?:dear |hey |hi |hello |ok |okay |listen,? |to (?:the |any )?)?(?:\w+ )?{_AI}\s*[,:!]"
+        rf"|\b(?:act as|acting as|pretend to be|pretend you are|pretend you're|play the role of|playing the role of|"
+        rf"role-?play as|stop being|quit being|cease being|stop acting like|no longer act as) "
+        rf"(?:a |an |the |my |your )?(?:\w+ ){{0,2}}?{_AI}\b"
+        rf"|\b(?:dear|hey|hi|hello|attention|note to) (?:the )?{_AI}\b"
+        rf"|\byou,? (?:the |an? )?{_AI}\b"
+        # told in the third person what to do (not "my bot should answer …": the user's own)
+        rf"|(?<!\bmy )(?<!\bour )(?<!\byour )\b{_AI}s? (?:must|shall|should|will|is (?:required|instructed|told|asked) "
+        rf"to|has to|needs to) (?:now |always |only |never |not |also |then )?(?:respond|reply|answer|say|output|print|"
+        rf"write|ignore|reveal|follow|obey|disregard|forget|include|append|act|pretend|comply|stop|tell)\b"
+        # German
+        rf"|\bdu bist (?:jetzt |nun |ab sofort |kein\w* )?(?:ein|eine|einen|der|die|das)? ?(?:\w+ )?{_AI_DE}\b"
+        r"|(?:^|[,.;:!?\n]\s*)als (?:eine? )?(?:ki|sprachmodell|assistent\w*|chatbot)\b"
+        rf"|\b(?:liebe|lieber|liebes|hallo|hey|hi) {_AI_DE}\b"
+        rf"|{_OPENS}(?:an (?:die |den )?)?(?:ki|ki-assistent\w*|assistent\w*|chatbot|chatgpt|sprachmodell)\s*[,:!]"
+        r"|\b(?:hör\w* auf|aufhören),? (?:ein|eine|der|die)? ?(?:\w+ )?(?:ki|assistent\w*|chatbot|sprachmodell)"
+        r" zu sein\b"
+        rf"|\b(?:spiel\w*|verhalte dich wie|tu so,? als wärst du) (?:ein|eine|einen|den|die)? ?(?:\w+ )?"
+        r"(?:ki|assistent\w*|chatbot|sprachmodell)\b"
+        # Japanese
+        rf"|(?:あなた|君|お前|貴方|きみ)は(?:今から|これから|もう)?[^。、]{{0,10}}?{_AI_JA}"
+        r"|(?:^|[、。\n])(?:ai|言語モデル|アシスタント)として"
+        r"|(?:^|[。！\n])(?:ai|アシスタント|チャットボット|chatgpt)(?:さん|くん)?(?:、|よ|へ|:|：)"
+        r"|(?:ai|ai ?アシスタント|アシスタント|チャットボット|言語モデル)(?:さん|くん)?(?:へ|に告ぐ)(?:[:：、。!！]|$)"
+        r"|(?:アシスタント|ai|チャットボット|言語モデル)(?:を演じ|になりき|のふりを|であることをやめ|をやめ)"
+        # Chinese
+        r"|你(?:现在|从现在起)?是(?:一个|一位|一名)?[^。，,]{0,6}?(?:ai|助手|人工智能|语言模型|机器人|chatgpt)"
+        r"|(?:^|[，,。！\n])作为(?:一个|一位|一名)?(?:ai|人工智能|语言模型|助手|chatgpt)"
+        r"|(?:^|[。！\n])(?:ai|助手|机器人|chatgpt)[，,:：]"
+        r"|(?:致|给)(?:ai|人工智能)?(?:助手|模型|机器人|ai)[:：，,]"
+        r"|(?:不要再|别再|不再)(?:做|当)?(?:一个|一名)?[^。，]{0,6}?(?:助手|ai|机器人)"
+        r"|扮演(?:一个|一名)?[^。，]{0,8}?(?:助手|ai|机器人)"
     ),
     # tries to change who the assistant is
     "role": (

@@ -50,6 +50,13 @@ BENIGN = [
     ("zh", "怎么在公司门户网站上重置我的密码？"),
     ("zh", "IT政策对密码长度有什么规定？"),
     ("zh", "请总结一下密码策略文档。"),
+    ("en", "What is the password for the guest wifi in the office?"),
+    # questions about AI tools: a chatbot talked about is not a chatbot talked to
+    ("en", "What's the best way to protect my system prompt from leaking in a chatbot I'm building?"),
+    ("en", "Which language model does the support assistant use, and who approved it?"),
+    ("de", "Wie schütze ich den Systemprompt meines Chatbots vor dem Auslesen?"),
+    ("ja", "チャットボットのシステムプロンプトを漏らさないための対策は？"),
+    ("zh", "如何防止我的聊天机器人泄露系统提示词？"),
 ]
 
 
