@@ -143,7 +143,10 @@ _FAMILIES: dict[str, str] = {
         r"|\b(?:print|output|write) (?:only|exactly)\b"
         r"|\b(?:your|the) (?:response|answer|reply|output) (?:must|should|will)\b"
         r"|\bin your (?:answer|response|reply|summary)\b|\bappend\w*\b|\bat the end of your\b"
-        r"|\bantworte\w* (?:nur|mit|ausschließlich)\b|\bdeine antwort\b|\bam ende deiner\b"
+        # "antworte nur mit …", not "antworte nur auf Deutsch" (a language, as "answer only in German")
+        r"|\bantworte\w* (?:(?:nur|ausschließlich|einfach) )?mit\b"
+        r"|\bantworte\w* (?:nur|ausschließlich)\b(?! (?:auf|in|kurz|knapp|wenn|falls|sachlich|höflich)\b)"
+        r"|\bdeine antwort\b|\bam ende deiner\b"
         r"|と(?:だけ)?(?:答え|返答|出力|言って)|回答の(?:最後|最初|末尾)|回答に(?:は)?.{0,10}(?:含め|追加|付け)"
         r"|只(?:回答|输出|说|回复)|在(?:你的)?(?:回答|回复)(?:中|里|末尾|最后)|回答(?:末尾|最后)"
     ),

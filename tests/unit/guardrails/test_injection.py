@@ -57,6 +57,7 @@ BENIGN = [
     ("de", "Wie schütze ich den Systemprompt meines Chatbots vor dem Auslesen?"),
     ("ja", "チャットボットのシステムプロンプトを漏らさないための対策は？"),
     ("zh", "如何防止我的聊天机器人泄露系统提示词？"),
+    ("de", "Bitte antworte nur auf Deutsch."),
 ]
 
 
