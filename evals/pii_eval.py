@@ -21,10 +21,12 @@ of the shapes issue 35 names (local phone formats, cue names, multi-line address
 cues; the rules are tuned on these two), the dev splits of two public corpora nobody here wrote
 (a sample of UNER English-EWT dev and UD Japanese-GSD's NE dev split: public text to tune the name
 rules on), and their test splits, which are the check: a sample of UNER English-EWT test, its
-sentences with contact data, and UD Japanese-GSD's NE test split
-(``guardrails/data/PII_SOURCES.md``). Also reported: how many SciFact claims (gene,
-drug and protein names) and XQuAD's German questions get a PERSON, and the time of one
-``detect_pii`` on a typical question (the vault Q&A questions), warm, after the analyzer has loaded.
+sentences with contact data, and UD Japanese-GSD's NE test split; and usaddress's labelled US
+street addresses (forms, filings and listings: capitals, lower case, missing commas), a tune half,
+a check half and a second check of business listings (``guardrails/data/PII_SOURCES.md``). Also
+reported: how many SciFact claims (gene, drug and protein names) and XQuAD's German questions get a
+PERSON, and the time of one ``detect_pii`` on a typical question (the vault Q&A questions), warm,
+after the analyzer has loaded.
 
     python -m evals.pii_eval                      # every set, SciFact, latency -> evals/reports/pii.json
     python -m evals.pii_eval FILE.jsonl --misses  # one file, with its misses and false positives
@@ -58,6 +60,9 @@ SETS: dict[str, tuple[Path, str]] = {
     "uner_en_ewt": (_DATA / "pii" / "uner_en_ewt_test.jsonl", "check"),
     "uner_en_ewt_contacts": (_DATA / "pii" / "uner_en_ewt_contacts.jsonl", "check"),
     "ud_ja_gsd": (_DATA / "pii" / "ud_ja_gsd_ne_test.jsonl", "check"),
+    "usaddress_tune": (_DATA / "pii" / "usaddress_labeled_tune.jsonl", "tune"),
+    "usaddress_check": (_DATA / "pii" / "usaddress_labeled_check.jsonl", "check"),
+    "usaddress_us50": (_DATA / "pii" / "usaddress_us50_check.jsonl", "check"),
 }
 SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "scifact" / "queries.jsonl"
 SCIFACT_CLAIMS = 400

@@ -38,19 +38,24 @@ _STREET_FIRST = (
 )
 #: words that end a street name in the Germanic and Nordic languages (Hauptstraße, Keizersgracht, Storgatan)
 _STREET_LAST = (
-    r"(?i:straße|strasse|str\.|gasse|weg|platz|allee|ring|damm|ufer|chaussee|steig|"
+    # "ring" after a consonant: Kaiserring, Opernring; not During, Covering, Measuring
+    r"(?i:straße|strasse|str\.|gasse|weg|platz|allee|(?<![aeiouyäöü])ring|damm|ufer|chaussee|steig|"
     r"straat|gracht|laan|plein|kade|singel|dijk|markt|"
     r"gatan|gata|vägen|väg|torget|gränd|vej|gade|veien|gate|plass|katu|tie)"
 )
 
 _STREET_EN_TAIL = (
-    rf"{_S}(?:{_DIRECTION}{_S})?(?:(?:{_CAP}|\d{{1,3}}(?:st|nd|rd|th)){_S}){{1,3}}"
-    rf"(?i:{STREET_SUFFIXES})\b\.?(?:,?{_S}(?:N\.?W\.?|N\.?E\.?|S\.?W\.?|S\.?E\.?|[NSEW])\b\.?)?"
+    rf"{_S}(?:{_DIRECTION}{_S})?(?:(?:{_CAP}|\d{{1,3}}(?i:st|nd|rd|th)){_S}){{1,4}}"
+    rf"(?i:{STREET_SUFFIXES})\b\.?"
+    rf"(?:(?:(?<=[Hh]ighway)|(?<=[Hh]wy)|(?<=[Rr]oute)|(?<=[Rr]te)|(?<=[Rr]oad)|(?<=[Aa]venue))\.?{_S}"
+    rf"(?:[Nn]o\.?{_S})?\d{{1,5}}[A-Z]?\b|(?:(?<=[Aa]ve)|(?<=[Aa]venue)){_S}[A-Z]\b)?"
+    rf"(?:,?{_S}(?:N\.?W\.?|N\.?E\.?|S\.?W\.?|S\.?E\.?|[NSEW])\b\.?)?"
 )
 #: a street line without a house number (Mill lane, under a "Studio 4" line): part of an address
 #: only beside a unit and a postcode line
 _STREET_NO_NUMBER = rf"(?m:^{_S}*{_CAP}(?:{_S}{_CAP})?{_S}(?i:{STREET_SUFFIXES})\b\.?{_S}*$)"
 _STREET_EN = rf"\b{_HOUSE}{_STREET_EN_TAIL}"
+_STREET_NO_SUFFIX = rf"\b{_HOUSE}{_S}(?:{_DIRECTION}{_S})?{_CAP}(?:{_S}{_CAP}){{0,2}}"
 #: "One Sullivan Road": a house number in words, an address only with a city or postcode after it
 #: ("Two Door Cinema Club" is a band)
 _STREET_WORD_NUMBER = rf"\b{_NUMBER_WORD}{_STREET_EN_TAIL}"
@@ -62,24 +67,38 @@ _STREET_NAME_FIRST = (
     rf"(?:n[º°o]\.?{_S}?)?\d{{1,4}}[A-Za-z]?\b(?![-/]\d)"
 )
 _STREET_GERMANIC = (
-    rf"\b(?:{_CAP}{_SD}){{0,2}}(?:{_L}*{_STREET_LAST}|[A-ZÀ-Þ]{_L}*-{_STREET_LAST}|Str\.)"
+    # a German, Dutch or Nordic street name is capitalised ("occurring 1 year" is not one)
+    rf"\b(?:{_CAP}{_SD}){{0,2}}(?!(?:Spring|String|Bring|Offspring)\b)"
+    rf"(?:(?=[A-ZÀ-Þ]){_L}*{_STREET_LAST}|[A-ZÀ-Þ]{_L}*-{_STREET_LAST}|Str\.)"
     rf"{_S}\d{{1,4}}(?:{_S}?[a-zA-Z])?\b"
 )
 _UNIT = (
-    rf"\b(?:Apt|Apartment|Suite|Ste|Unit|Flat|Studio|Office|Level|Lot|Room|Rm|Floor|Fl|Building|Bldg|Dept|Wing)"
+    rf"\b(?:Apt|Apartment|Suite|Ste|Unit|Flat|Studio|Office|Level|Lot|Room|Rm|Floor|Fl|Building|Bldg|Dept|Wing|"
+    rf"APT|STE|SUITE|UNIT|FL|FLR|FLOOR|RM|ROOM|BLDG)"
     rf"\.?{_S}?#?{_S}?"
-    rf"[\dA-Z][\w-]*\b|#{_S}?\d+[A-Z]?\b|\b\d{{1,2}}[º°ª]{_S}?(?:izq|dcha|dch|izda|dta|esq)\.?"
+    rf"[\dA-Z][\w-]*\b|\b(?:apt|ste|suite|unit)\.?{_S}?#?{_S}?[\da-z][\w-]*\b|#{_S}?\d+[A-Za-z]?(?:-\d+)?\b|\b\d{{1,2}}[º°ª]{_S}?(?:izq|dcha|dch|izda|dta|esq)\.?"
 )
 _MAIL_STOP = r"\b[A-Z]{1,3}\d{3,5}[a-z]?\b"
 _PO_BOX = (
-    rf"\b(?:P\.?{_S}?O\.?{_S}?Box|Post Office Box|Postfach|Apartado|Caixa Postal|Casella Postale)"
+    rf"\b(?:(?i:p\.?{_S}?o\.?{_S}?box|post office box)|Postfach|Apartado|Caixa Postal|Casella Postale)"
     rf"{_S}\d{{1,6}}(?:{_S}\d{{2}})?\b"
+    rf"|\b(?i:r\.?{_S}?r\.?|rural route){_S}?#?{_S}?\d{{1,4}},?{_S}(?i:box){_S}#?{_S}?\d{{1,5}}\b"
 )
 _MILITARY = (
     rf"\b(?:(?:PSC|CMR|Unit){_S}\d{{3,5}},?{_S}+Box{_S}\d{{1,5}}|(?:USNS|USS|USCGC){_S}[A-Z][a-z]+(?:{_S}[A-Z][a-z]+)?|"
     rf"(?:APO|FPO|DPO){_S}(?:AA|AE|AP){_S}\d{{5}}(?:-\d{{4}})?)\b"
 )
 _CITY = rf"{_CAP}(?:{_SD}{_CAP}){{0,2}}"
+_LOWER_WORD = r"(?:[a-z][a-z'’-]*\.?|\d{1,3}(?:st|nd|rd|th))"
+_LOWER_STREET = (
+    rf"\b{_HOUSE}{_S}(?:[nsew]\.?{_S}|(?:north|south|east|west){_S})?(?:{_LOWER_WORD}{_S}){{1,4}}"
+    rf"(?i:{STREET_SUFFIXES})\b\.?(?:{_S}(?:n\.?[ew]|s\.?[ew]|[nsew])\b\.?)?"
+)
+_US_STATE_CODE_LOWER = (
+    r"(?:a[lkszr]|c[aot]|d[ec]|f[lm]|g[au]|hi|i[adln]|k[sy]|la|m[adehinopst]|n[cdehjmvy]|o[hkr]|p[arw]|ri|s[cd]|"
+    r"t[nx]|ut|v[ait]|w[aivy])"
+)
+_LOWER_CITY_STATE_ZIP = rf"(?:[a-z][a-z.'-]*{_S}){{1,3}}{_US_STATE_CODE_LOWER}\.?,?{_S}\d{{5}}(?:-?\d{{4}})?\b"
 _US_ZIP = r"\d{5}(?:-\d{4})?"
 #: US states and territories, by code and by name (Cleveland, Ohio 44122; Washington, D.C. 20006)
 _US_STATE = (
@@ -102,6 +121,7 @@ _POSTCODE_BEFORE_CITY = (
 )
 _CITY_DASH_STATE = rf"{_CITY}{_S}-{_S}[A-Z]{{2}},?{_S}\d{{5}}-\d{{3}}\b"  # São Paulo - SP, 01310-200
 _BARE_CITY = rf"{_CITY}"
+_CITY_ZIP = rf"{_CITY},?{_S}\d{{5}}(?:-\d{{4}})?\b|(?<![\w-])\d{{5}}(?:-\d{{4}})?\b"
 
 #: kind -> pattern; kinds in ANCHORS make a chain an address on their own
 _PARTS: tuple[tuple[str, str], ...] = (
@@ -114,6 +134,10 @@ _PARTS: tuple[tuple[str, str], ...] = (
     ("street", _STREET_NAME_FIRST),
     ("street", _STREET_GERMANIC),
     ("citystatezip", _CITY_STATE_ZIP),
+    ("lowerstreet", _LOWER_STREET),
+    ("nosuffixstreet", _STREET_NO_SUFFIX),
+    ("cityzip", _CITY_ZIP),
+    ("lowerpostal", _LOWER_CITY_STATE_ZIP),
     ("postcode", _CITY_DASH_STATE),
     ("postcode", _POSTCODE_AFTER_CITY),
     ("postcode", _POSTCODE_BEFORE_CITY),
@@ -137,9 +161,11 @@ class _Part:
 #: parts are found tier by tier: streets, boxes and military lines first, then city and postcode
 #: lines in what is left of the text, then units; within a tier the longer of two overlapping wins
 _TIERS: tuple[frozenset[str], ...] = (
-    frozenset({"military", "pobox", "street", "wordstreet", "barestreet"}),
-    frozenset({"citystatezip", "postcode"}),
+    frozenset({"military", "pobox", "street", "wordstreet", "barestreet", "lowerstreet"}),
+    frozenset({"citystatezip", "postcode", "lowerpostal"}),
     frozenset({"unit", "mailstop"}),
+    # last: a number a unit holds ("# 33031") is not a ZIP
+    frozenset({"nosuffixstreet", "cityzip"}),
 )
 
 
@@ -177,7 +203,7 @@ def address_spans(text: str) -> list[tuple[int, int, float]]:
             chains[-1].append(p)
             continue
         # a city alone on its line between a street and a postcode line (14 Birchwood Close / Harrogate / HG2 8QT)
-        if chains and chains[-1][-1].kind in ANCHORS | {"unit", "wordstreet", "barestreet"}:
+        if chains and chains[-1][-1].kind in ANCHORS | {"unit", "wordstreet", "barestreet", "lowerstreet"}:
             bare = _BARE.match(text, _skip_gap(text, chains[-1][-1].end))
             if bare and _joined(text, chains[-1][-1], _Part(bare.start(), bare.end(), "city")):
                 city = _Part(bare.start(), bare.end(), "city")
@@ -188,8 +214,14 @@ def address_spans(text: str) -> list[tuple[int, int, float]]:
     out: list[tuple[int, int, float]] = []
     for chain in chains:
         kinds = {p.kind for p in chain}
-        postal = bool(kinds & {"postcode", "citystatezip"})
-        if kinds & ANCHORS or (postal and kinds & {"unit", "wordstreet", "barestreet"}):
+        postal = bool(kinds & {"postcode", "citystatezip", "lowerpostal"})
+        us_postal = bool(kinds & {"citystatezip", "lowerpostal"})
+        if (
+            kinds & ANCHORS
+            or (postal and kinds & {"unit", "wordstreet", "barestreet", "lowerstreet"})
+            # "440 S. LaSalle, Chicago, IL 60605"; not "21 Feb 2022 UTC" (a date before a word)
+            or (us_postal and "nosuffixstreet" in kinds)
+        ):
             out.append((chain[0].start, chain[-1].end, 0.8 if len(chain) > 1 else 0.7))
     return out
 

@@ -456,6 +456,14 @@ ADDRESSES = [
     "14 Birchwood Close\nHarrogate\nHG2 8QT",
     "Studio 4\nMill lane\nHebden Bridge\nHX7 8AD",
     "USS Nimitz\nFPO AP 96620-2820",
+    # written the way forms and listings write US addresses: capitals, lower case, no street suffix
+    "2701 W 18TH ST, Chicago, IL 60608",
+    "440 S. LaSalle, Chicago, IL 60605",
+    "88175 US Highway 278, Altoona, AL 35952",
+    "1201 F ST NW STE 675 WASHINGTON DC 20004",
+    "340 loyola dr apt b elgin il 60123-4610",
+    "po box 419267 kansas city mo 64141",
+    "rr 4, box 164",
 ]
 
 
@@ -474,6 +482,11 @@ def test_a_postal_address_is_one_span_across_its_lines(address: str) -> None:
         "Suite 2 of the benchmark ran for 40 minutes.",
         "Unit tests cover 85% of the code.",
         "I suggest Two Door Cinema Club and Wallis Bird.",
+        # an English word ending in -ring is no German street (Kaiserring 12 is)
+        "RESULTS During 24 years of follow-up, 310 events occurred.",
+        "Spring 1932 | 1",
+        "I ran 5 miles down the road to the station.",
+        "Payment date   21 Feb 2022 UTC     Previous balance",
     ],
 )
 def test_numbers_before_capitalised_words_are_not_addresses(text: str) -> None:
