@@ -12,7 +12,10 @@ the postcode and city (``Columbus, OH 43215``, ``Leeds LS2 9NZ``, ``10115 Berlin
 commas, dashes, spaces or one line break between them. A chain is an address when it holds a
 street, a PO box or a military line, or a unit together with a postcode line; a US city, state
 and ZIP stands alone too. A postcode line alone ("In 2020 Paris ...") or a unit alone
-("Suite 2 of the benchmark") is not an address.
+("Suite 2 of the benchmark") is not an address. Lines the way US forms and listings write them
+count too: capitals (2701 W 18TH ST), lower case with its state and ZIP (340 loyola dr apt b
+elgin il 60123), a street without its suffix before a city, state and ZIP (440 S. LaSalle,
+Chicago, IL 60605), numbered roads (US Highway 278), rural-route boxes (rr 4, box 164).
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ _STREET_EN_TAIL = (
 #: only beside a unit and a postcode line
 _STREET_NO_NUMBER = rf"(?m:^{_S}*{_CAP}(?:{_S}{_CAP})?{_S}(?i:{STREET_SUFFIXES})\b\.?{_S}*$)"
 _STREET_EN = rf"\b{_HOUSE}{_STREET_EN_TAIL}"
+#: a street without its suffix (440 S. LaSalle, 70 W. Madison): an address only before a US city, state
+#: and ZIP ("21 Feb" before "2022 UTC" is a date)
 _STREET_NO_SUFFIX = rf"\b{_HOUSE}{_S}(?:{_DIRECTION}{_S})?{_CAP}(?:{_S}{_CAP}){{0,2}}"
 #: "One Sullivan Road": a house number in words, an address only with a city or postcode after it
 #: ("Two Door Cinema Club" is a band)
@@ -76,7 +81,10 @@ _UNIT = (
     rf"\b(?:Apt|Apartment|Suite|Ste|Unit|Flat|Studio|Office|Level|Lot|Room|Rm|Floor|Fl|Building|Bldg|Dept|Wing|"
     rf"APT|STE|SUITE|UNIT|FL|FLR|FLOOR|RM|ROOM|BLDG)"
     rf"\.?{_S}?#?{_S}?"
-    rf"[\dA-Z][\w-]*\b|\b(?:apt|ste|suite|unit)\.?{_S}?#?{_S}?[\da-z][\w-]*\b|#{_S}?\d+[A-Za-z]?(?:-\d+)?\b|\b\d{{1,2}}[º°ª]{_S}?(?:izq|dcha|dch|izda|dta|esq)\.?"
+    rf"[\dA-Z][\w-]*\b"
+    # in a line typed in lower case (apt b, ste 201), a "#" unit (# 134-115), a Spanish floor (3º izq)
+    rf"|\b(?:apt|ste|suite|unit)\.?{_S}?#?{_S}?[\da-z][\w-]*\b|#{_S}?\d+[A-Za-z]?(?:-\d+)?\b"
+    rf"|\b\d{{1,2}}[º°ª]{_S}?(?:izq|dcha|dch|izda|dta|esq)\.?"
 )
 _MAIL_STOP = r"\b[A-Z]{1,3}\d{3,5}[a-z]?\b"
 _PO_BOX = (
@@ -89,6 +97,9 @@ _MILITARY = (
     rf"(?:APO|FPO|DPO){_S}(?:AA|AE|AP){_S}\d{{5}}(?:-\d{{4}})?)\b"
 )
 _CITY = rf"{_CAP}(?:{_SD}{_CAP}){{0,2}}"
+#: a line typed in lower case (a form, a spreadsheet): a street with its suffix, then a city, a state
+#: code and a ZIP. Either alone is words and numbers ("ran 5 miles down the road"), so a lower-case
+#: street is an address only beside a postal line
 _LOWER_WORD = r"(?:[a-z][a-z'’-]*\.?|\d{1,3}(?:st|nd|rd|th))"
 _LOWER_STREET = (
     rf"\b{_HOUSE}{_S}(?:[nsew]\.?{_S}|(?:north|south|east|west){_S})?(?:{_LOWER_WORD}{_S}){{1,4}}"
@@ -121,6 +132,8 @@ _POSTCODE_BEFORE_CITY = (
 )
 _CITY_DASH_STATE = rf"{_CITY}{_S}-{_S}[A-Z]{{2}},?{_S}\d{{5}}-\d{{3}}\b"  # São Paulo - SP, 01310-200
 _BARE_CITY = rf"{_CITY}"
+#: a city and a ZIP without the state (Evanston, 60202), or a ZIP alone: they lengthen an address a
+#: street already makes and make none themselves
 _CITY_ZIP = rf"{_CITY},?{_S}\d{{5}}(?:-\d{{4}})?\b|(?<![\w-])\d{{5}}(?:-\d{{4}})?\b"
 
 #: kind -> pattern; kinds in ANCHORS make a chain an address on their own
@@ -159,7 +172,8 @@ class _Part:
 
 
 #: parts are found tier by tier: streets, boxes and military lines first, then city and postcode
-#: lines in what is left of the text, then units; within a tier the longer of two overlapping wins
+#: lines in what is left of the text, then units, then the weakest parts (a suffix-less street, a
+#: bare ZIP); within a tier the longer of two overlapping wins
 _TIERS: tuple[frozenset[str], ...] = (
     frozenset({"military", "pobox", "street", "wordstreet", "barestreet", "lowerstreet"}),
     frozenset({"citystatezip", "postcode", "lowerpostal"}),
