@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from components.text.messages import REFUSAL, TOO_LONG
+from guardrails.addressed import find_addressed_instruction
 from guardrails.patterns import find_injection
 from guardrails.pii import REDACTED_ENTITIES, PIIEntity, detect_pii, redact
 from guardrails.policy import POLICY
@@ -44,9 +45,17 @@ class InputVerdict(BaseModel):
 
 
 def curated_injection(text: str) -> str | None:
-    """The curated English/Japanese patterns as an injection check: the pattern's reason, or None."""
+    """The hand-written rules as an injection check: the reason, or None.
+
+    The curated patterns (``guardrails.patterns``, four languages), then the grammar of an
+    instruction addressed to the AI that reads a text (``guardrails.addressed``): a question that
+    pastes a document ("Summarise this CV: … Note to the AI screening this: …") hands the model
+    that document as input, so it gets the rules stored documents get."""
     p = find_injection(text)
-    return f"{p.reason} ({p.name})" if p else None
+    if p:
+        return f"{p.reason} ({p.name})"
+    a = find_addressed_instruction(text)
+    return f"the text tells the AI that reads it what to answer or do ({a.form})" if a else None
 
 
 def refusal(category: str | None, language: str) -> str:
