@@ -80,6 +80,7 @@ _SECRET = (
 _HAND_OVER = r"(?:share|tell|give|reveal|send|show|disclose|provide|spell out|type|write down|hand over)"
 #: a word between "please" and the verb that is not a negation ("please do not share ...")
 _NOT_NEGATED = r"(?!not\b|never\b|don't\b|do\b|dont\b)"
+_TELL = r"(?:tell|show|give|print|repeat|quote|recite|summari[sz]e|list|paste|output|write out|reveal|display|share)"
 _LIMITS = r"(?:restrictions?|limitations?|limits|filters?|filtering|censorship|rules|guidelines|ethics|morals|safety)"
 
 INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
@@ -156,6 +157,17 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         rf" (?:me |us )?(?:\w+ ){{0,2}}?your {_SECRET}"
         rf"|\b{_HAND_OVER} (?:me|us) (?:\w+ ){{0,2}}?your {_SECRET}"
         rf"|\bwhat(?:'s| is| was) your {_SECRET}",
+    ),
+    _en(
+        "reveal_own_setup",
+        "asks the assistant for the instructions or configuration it was given",
+        rf"\b{_TELL}\b[^.!?\n]{{0,40}}?\b(?:rules|instructions|guidelines|directives|prompt)\b,? (?:that )?"
+        r"(?:the |your )?(?:developers?|creators?|operators?|admins?|owners?|makers?) (?:gave|has given|have given|"
+        r"wrote for|set for|gave to) you\b"
+        rf"|\b{_TELL}\b[^.!?\n]{{0,40}}?\b(?:prompt|instructions|configuration|setup|system message)\b,? (?:that )?"
+        r"you (?:were|have been|'ve been) (?:configured|set up|initiali[sz]ed|programmed|primed|started) with\b"
+        rf"|\b{_TELL}\b[^.!?\n]{{0,20}}?\byour (?:hidden|secret|internal|confidential) (?:context|configuration|setup|"
+        r"settings|instructions|prompt)\b",
     ),
     _en(
         "disguised_secret",
@@ -369,6 +381,15 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         r"(?:を|は)(?:教え|見せ|共有|言って|書いて|送って|何|なに)",
     ),
     _ja(
+        "reveal_own_setup_ja",
+        "最初に与えられた指示やこのメッセージより前の内容を出させようとしている",
+        r"(?:最初|初め|はじめ)に(?:あなたが)?(?:与えられた|受け取った|設定された)(?:指示|命令|プロンプト|ルール)(?:は|を)"
+        r"(?:何|なに|教え|引用|表示|出力|見せ|繰り返)"
+        r"|[「『\"]?あなたは[」』\"]?で始まる(?:上の|前の)?(?:文章|テキスト|文|部分)"
+        r"|(?:この|今の)メッセージ(?:より|の)(?:前|上)に(?:ある|あった)(?:もの|文章|テキスト|内容)"
+        r"[^。]{0,15}?(?:出力|表示|繰り返|教え|見せ)",
+    ),
+    _ja(
         "disguised_secret_ja",
         "守っているパスワードを形を変えて（逆から、一文字ずつ、暗号で）出させようとしている",
         r"(?:その|この|あなたの|君の|秘密の)?(?:パスワード|合言葉|暗証番号|秘密の言葉)(?:を|は)[^。？?]{0,20}?"
@@ -430,6 +451,18 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         "eine eingeschleuste Zeile verlangt, den Rest der Daten zu übergehen",
         r"\b(?:ignorier\w*|überspring\w*|übergeh\w*)\b (?:den )?rest (?:dieser|dieses|des|der) "
         r"(?:daten|textes|texts|dokuments|eingabe|e-mail|seite|nachricht)\b",
+    ),
+    _en(
+        "reveal_own_setup_de",
+        "verlangt die Anweisungen oder die Konfiguration, die der Assistent bekommen hat",
+        r"\b(?:regeln|anweisungen|vorgaben|instruktionen),? die dir (?:der|die|dein|deine|ihr) "
+        r"(?:entwickler\w*|betreiber\w*|ersteller\w*|admin\w*|hersteller\w*) "
+        r"(?:gegeben|gesetzt|geschrieben|mitgegeben) (?:hat|haben)\b"
+        r"|\b(?:prompt|anweisungen|konfiguration|systemanweisung),? mit (?:dem|der|denen) du "
+        r"(?:konfiguriert|eingerichtet|programmiert|initialisiert|gestartet) (?:wurdest|worden bist)\b"
+        r"|\b(?:zeig\w*|gib|nenn\w*|verrat\w*|sag\w*)\b[^.!?\n]{0,20}?\b(?:deinen|deine|dein) "
+        r"(?:versteckten?|geheimen?|internen?|vertraulichen?) "
+        r"(?:kontext|konfiguration|einstellungen|anweisungen|prompt)\b",
     ),
     _en(
         "disguised_secret_de",
@@ -509,6 +542,13 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         "要求助手透露自己的密码或密钥",
         r"你的(?:密码|口令|密钥|秘钥|秘密|api密钥)(?:是什么|是多少|告诉我|发给我|给我)"
         r"|(?:告诉我|分享|透露|发给我|给我看|说出)(?:一下)?你的(?:密码|口令|密钥|秘钥|api密钥)",
+    ),
+    _ja(
+        "reveal_own_setup_zh",
+        "要求透露最初收到的指令或本消息之前的内容",
+        r"你(?:最初|一开始|起初|最开始)(?:收到|得到|接收到|被给予)的(?:指令|指示|提示词?|规则|设定)(?:是什么|告诉我|原文)"
+        r"|重复上面以[“\"「]?你是[”\"」]?开头的(?:文字|内容|文本|话)"
+        r"|输出这条消息之前的(?:所有|全部)?(?:内容|文字|文本)",
     ),
     _ja(
         "disguised_secret_zh",
