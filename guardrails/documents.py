@@ -83,6 +83,13 @@ def rescored(stored: float | None, text: str) -> float | None:
     return 1.0 if text and find_addressed_instruction(without_quotations(text)) is not None else stored
 
 
+def withholds(score: float | None, threshold: float = POLICY.document_injection_threshold) -> bool:
+    """Whether a passage that scored ``score`` is kept from generation. An unscored one (a chunk from
+    an index built before scores existed) passes: its text was checked by nothing, which the warning
+    of ``rag status`` says, not by blocking every answer of an old index."""
+    return score is not None and score >= threshold
+
+
 @dataclass(frozen=True)
 class Withheld:
     """A passage kept from generation and why."""
@@ -94,16 +101,12 @@ class Withheld:
 def screen(
     items: Sequence[tuple[str, float | None]], *, threshold: float = POLICY.document_injection_threshold
 ) -> tuple[list[int], list[Withheld]]:
-    """Which of ``items`` (label, score; None = never scored) may reach generation.
-
-    Returns the indexes kept, in order, and the ones withheld. An unscored item (a chunk from
-    an index built before scores existed) passes: its text was checked by nothing, which the
-    warning of ``rag status`` says, not by blocking every answer of an old index.
-    """
+    """Which of ``items`` (label, score; None = never scored) may reach generation
+    (:func:`withholds`). Returns the indexes kept, in order, and the ones withheld."""
     kept: list[int] = []
     withheld: list[Withheld] = []
     for i, (label, score) in enumerate(items):
-        if score is not None and score >= threshold:
+        if score is not None and withholds(score, threshold):
             withheld.append(Withheld(label, score))
             log.warning("passage withheld from generation: %s (injection score %.2f)", label, score)
         else:

@@ -26,7 +26,7 @@ from components.retrieval.hits import HitRecord
 from components.text import messages
 from graph.context import Context
 from graph.state import Asker, Passage
-from guardrails.documents import SCORE_KEY, Withheld, rescored, screen
+from guardrails.documents import SCORE_KEY, Withheld, rescored, screen, withholds
 from guardrails.injection import detector_for
 from guardrails.input import InputVerdict, check_input, curated_injection
 from guardrails.output import OutputVerdict, check_output
@@ -212,7 +212,7 @@ def screen_candidates(
             if enough is not None and passing >= enough
             else rescored(stored, str(h["payload"].get("text") or ""))
         )
-        passing += score is None or score < POLICY.document_injection_threshold
+        passing += not withholds(score)
         items.append((_label(h["payload"]), score))
     kept, withheld = screen(items)
     return [candidates[i] for i in kept], _withheld_notes(withheld)
