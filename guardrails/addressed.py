@@ -22,8 +22,9 @@ are an AI") need no tie.
 
 :func:`find_addressed_instruction` reads each sentence (quotations are blanked by the caller, so
 an attack quoted as an example is mentioned, not said) and returns the first that addresses an
-automated reader with an instruction about its output, or None. It judges stored documents and
-fetched pages only: a user's own question may well say "assistant, tell me …".
+automated reader with an instruction about its output, or None. It judges stored documents,
+fetched pages and what a question hands over (``guardrails.input.curated_injection``), never the
+user's own words: a question may well say "assistant, tell me …".
 
 Patterns run on the NFKC, lower-cased text (not case-folded: German keeps its ß) with runs of
 whitespace as one space; links, e-mail addresses and numbers with dots are masked first, so that a

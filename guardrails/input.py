@@ -15,6 +15,7 @@ dates, organisations and place names are what questions are about, not personal 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -44,18 +45,24 @@ class InputVerdict(BaseModel):
     redacted: str = Field(default="", description="The question with personal data replaced, safe to log and cache.")
 
 
+#: where a question hands over a document: after its first colon or line break ("Summarise this CV:\n…")
+_HANDED_OVER = re.compile(r"[:：\n]")
+
+
 def curated_injection(text: str) -> str | None:
     """The hand-written rules as an injection check: the reason, or None.
 
     The curated patterns (``guardrails.patterns``, four languages), then the grammar of an
-    instruction addressed to the AI that reads a text (``guardrails.addressed``): a question that
-    pastes a document ("Summarise this CV: … Note to the AI screening this: …") hands the model
-    that document as input, so it gets the rules stored documents get."""
+    instruction addressed to the AI that reads a text (``guardrails.addressed``) over what the
+    question hands over: a pasted document ("Summarise this CV: … Note to the AI screening this:
+    …") is input to the model as a stored one is. The user's own words before it may address the
+    assistant ("ChatGPT, please answer in French."), so the grammar does not read them."""
     p = find_injection(text)
     if p:
         return f"{p.reason} ({p.name})"
-    a = find_addressed_instruction(text)
-    return f"the text tells the AI that reads it what to answer or do ({a.form})" if a else None
+    handed = _HANDED_OVER.search(text)
+    a = find_addressed_instruction(text[handed.end() :]) if handed else None
+    return f"a text handed over tells the AI that reads it what to answer or do ({a.form})" if a else None
 
 
 def refusal(category: str | None, language: str) -> str:
